@@ -1,0 +1,14 @@
+"""minijax: JAX from scratch, on NumPy and Numba.
+
+This file only assembles the public API; every name is defined in the module
+of the chapter that builds it (see ``CHAPTERS.md`` and ``minijax/_chapters.py``).
+"""
+from minijax import dtypes  # noqa: F401  (ch00)
+from minijax import numpy  # noqa: F401  (ch00)
+from minijax import lax  # noqa: F401  (ch00)
+from minijax.array import Array  # noqa: F401  (ch00)
+from minijax.abstract_arrays import ShapedArray  # noqa: F401  (ch00)
+from minijax import core  # noqa: F401  (ch01)
+from minijax import errors  # noqa: F401  (ch01)
+
+__version__ = "0.1.0"

@@ -1,0 +1,57 @@
+"""The chapter map: which chapter builds each module of the package.
+
+``tests/test_layering.py`` reads this table and fails when a module imports a
+module of a *later* chapter (chapter k may only use chapters <= k; later
+chapters extend earlier ones by registering rules, backends and hooks), or
+when a module of the package is missing from it. ``minijax/__init__.py`` is
+the one assembly point allowed to import everything.
+"""
+
+CHAPTERS = {
+    0: "Arrays, dtypes, primitives",
+    1: "Tracing and the interpreter",
+    2: "Forward-mode AD",
+    3: "Pytrees",
+    4: "Vectorization",
+    5: "The jaxpr IR",
+    6: "jit",
+    7: "Reverse-mode AD",
+    8: "Control flow",
+    9: "Lowering to Numba (CPU)",
+    10: "CUDA with numba.cuda",
+    11: "Asynchronous dispatch",
+    12: "Side effects",
+    13: "Random numbers",
+    14: "Putting it together",
+}
+
+#: module name -> chapter number. Packages are listed by their ``__init__``.
+MODULES = {
+    # chapter 00
+    "minijax._chapters": 0,
+    "minijax.dtypes": 0,
+    "minijax.abstract_arrays": 0,
+    "minijax.primitives": 0,
+    "minijax.devices": 0,
+    "minijax.buffers": 0,
+    "minijax.array": 0,
+    "minijax.dispatch": 0,
+    "minijax.lax": 0,
+    "minijax.lax.base": 0,
+    "minijax.lax.elementwise": 0,
+    "minijax.lax.shapes": 0,
+    "minijax.numpy": 0,
+    "minijax.numpy.util": 0,
+    "minijax.numpy.scalar_types": 0,
+    "minijax.numpy.creation": 0,
+    "minijax.numpy.ufuncs": 0,
+    "minijax.numpy.array_methods": 0,
+    # chapter 01
+    "minijax.errors": 1,
+    "minijax.core": 1,
+    "minijax.interpreters": 1,
+    "minijax.interpreters.printing": 1,
+}
+
+#: The assembly point: may import any chapter.
+ASSEMBLY = "minijax"

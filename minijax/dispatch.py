@@ -1,0 +1,58 @@
+"""Chapter 00 — eager evaluation: what ``bind`` does when nothing is being traced.
+
+``apply_primitive`` is the whole of minijax's "op-by-op" mode:
+
+1. run the primitive's *abstract evaluation rule* on the inputs' avals, which
+   checks the inputs (raising JAX's error for bad shapes or dtypes) and tells
+   us the output's shape, dtype and weak type;
+2. run the primitive's *impl rule* on the inputs' NumPy values;
+3. wrap each result in an ``Array`` carrying the aval from step 1.
+
+Step 1 is why a minijax error says the same thing eagerly and under ``jit``:
+both paths use the same rule.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.abstract_arrays import ShapedArray, get_aval
+from minijax.array import Array
+from minijax.buffers import Buffer
+from minijax.primitives import abstract_eval_rules, impl_rules, set_bind_dispatcher
+
+
+def to_numpy(x) -> np.ndarray:
+    """The value of a concrete operand as a NumPy array of its canonical dtype."""
+    if isinstance(x, Array):
+        return x._value
+    if dtypes.is_python_scalar(x):
+        return np.asarray(x, dtype=dtypes.canonicalize_dtype(dtypes.dtype(x)))
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return np.asarray(x, dtype=dt)
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def wrap_output(value, aval: ShapedArray, device=None) -> Array:
+    """Wrap an impl rule's result in an ``Array`` of the expected type."""
+    value = np.asarray(value)
+    if value.dtype != aval.dtype:
+        value = value.astype(aval.dtype)
+    if value.shape != aval.shape:
+        raise AssertionError(
+            f"impl rule returned shape {value.shape}, abstract eval said {aval.shape}")
+    return Array(aval, Buffer(value, device))
+
+
+def apply_primitive(prim, args, params):
+    """Evaluate ``prim`` on concrete ``args`` now and return Array(s)."""
+    avals_in = [get_aval(x) for x in args]
+    avals_out = abstract_eval_rules[prim](*avals_in, **params)
+    outs = impl_rules[prim](*(to_numpy(x) for x in args), **params)
+    if prim.multiple_results:
+        return [wrap_output(o, a) for o, a in zip(outs, avals_out)]
+    return wrap_output(outs, avals_out)
+
+
+set_bind_dispatcher(apply_primitive)

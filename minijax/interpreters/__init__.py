@@ -1,0 +1,1 @@
+"""Interpreters: one ``Trace`` subclass per transformation (printing, jvp, vmap, jaxpr)."""

@@ -1,0 +1,73 @@
+"""Chapter 00 — ``jnp.float32`` and friends: dtype names that are also constructors.
+
+In JAX, ``jnp.float32`` is not NumPy's scalar type: calling it returns a
+zero-dimensional ``Array`` (``jnp.float32(1.0)`` is ``Array(1., dtype=float32)``),
+while it still works wherever a dtype is expected (``x.astype(jnp.float32)``,
+``jnp.zeros(3, jnp.float32)``) and compares equal to ``np.float32``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import dtypes as _dtypes
+
+__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "float16", "float32", "float64", "complex64", "complex128",
+           "int_", "uint", "float_", "complex_", "dtype", "promote_types", "result_type",
+           "issubdtype", "finfo", "iinfo", "generic", "number", "integer",
+           "signedinteger", "unsignedinteger", "inexact", "floating", "complexfloating",
+           "bool"]
+
+
+class _ScalarMeta(type):
+    """Metaclass of the scalar types: equal to the NumPy type, callable to make arrays."""
+    dtype: np.dtype
+
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __call__(cls, x):
+        from minijax.numpy.creation import asarray
+        return asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+    @property
+    def __numpy_dtype__(cls):
+        return cls.dtype
+
+
+def _make_scalar_type(np_type) -> _ScalarMeta:
+    t = _ScalarMeta(np_type.__name__, (object,), {"dtype": np.dtype(np_type)})
+    t.__module__ = "minijax.numpy"
+    t.__doc__ = (f"A minijax scalar constructor of type {np_type.__name__}: "
+                 "returns a zero-dimensional Array.")
+    return t
+
+
+bool_ = _make_scalar_type(np.bool_)
+int8, int16, int32, int64 = map(_make_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_make_scalar_type,
+                                    (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = map(_make_scalar_type, (np.float16, np.float32, np.float64))
+complex64, complex128 = map(_make_scalar_type, (np.complex64, np.complex128))
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
+bool = bool_  # noqa: A001  (jnp.bool exists, as in NumPy 2)
+
+generic, number, integer = np.generic, np.number, np.integer
+signedinteger, unsignedinteger = np.signedinteger, np.unsignedinteger
+inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
+
+dtype = _dtypes.dtype
+promote_types = _dtypes.promote_types
+result_type = _dtypes.result_type
+issubdtype = _dtypes.issubdtype
+finfo = _dtypes.finfo
+iinfo = _dtypes.iinfo

@@ -1,0 +1,91 @@
+"""Chapter 00 — how ``jax.numpy`` turns NumPy-style calls into lax calls.
+
+``lax`` is strict: one dtype, one rank. ``jnp`` is friendly: it promotes
+dtypes through JAX's lattice (:mod:`minijax.dtypes`) and broadcasts ranks the
+NumPy way, then calls ``lax``. The two helpers here do exactly that and are
+used by every ``jnp`` function that takes several arrays:
+
+- :func:`promote_dtypes` casts every argument to the result type (keeping
+  the weak flag when every input was weak);
+- :func:`promote_shapes` gives every argument the same rank by adding leading
+  size-1 dimensions (a ``broadcast_in_dim``), leaving size-1 broadcasting to
+  lax itself, which is what JAX's jaxprs show.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.abstract_arrays import get_aval
+from minijax.array import Array
+from minijax.lax import _convert_element_type
+
+
+def check_arraylike(fun_name: str, *args) -> None:
+    """JAX's ``TypeError`` for arguments that are not arrays or scalars (lists, say)."""
+    for pos, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                            f"{type(arg)} at position {pos}.")
+
+
+def is_arraylike(x) -> bool:
+    return (isinstance(x, (Array, np.ndarray, np.generic)) or dtypes.is_python_scalar(x)
+            or hasattr(x, "aval") or hasattr(x, "__jax_array__"))
+
+
+def promote_dtypes(*args):
+    """Cast ``args`` to their common result type (JAX's lattice, weak types kept)."""
+    if len(args) < 2:
+        return list(args)
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [_convert_element_type(x, to_dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Like :func:`promote_dtypes`, then to float if the result is not inexact."""
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(to_dtype):
+        to_dtype = dtypes.default_float_dtype
+    return [_convert_element_type(x, to_dtype, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args):
+    """Like :func:`promote_dtypes`, with bool promoted to int32."""
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if to_dtype == dtypes.bool_:
+        to_dtype = dtypes.default_int_dtype
+    return [_convert_element_type(x, to_dtype, weak) for x in args]
+
+
+def promote_shapes(fun_name: str, *args):
+    """Give ``args`` a common rank by adding leading unit dimensions (NumPy's rule).
+
+    Size-1 dimensions are left for lax to broadcast; rank-0 arguments are left
+    alone (lax broadcasts scalars). Incompatible shapes raise JAX's
+    ``TypeError`` naming the lax primitive's shapes.
+    """
+    from minijax.lax import broadcast_to_rank
+    shapes = [np.shape(x) if not hasattr(x, "aval") else x.aval.shape for x in args]
+    nonscalar_ranks = {len(s) for s in shapes if s}
+    if len(nonscalar_ranks) < 2:
+        return list(args)
+    result_rank = max(nonscalar_ranks)
+    return [broadcast_to_rank(x, result_rank) if s and len(s) < result_rank else x
+            for x, s in zip(args, shapes)]
+
+
+def promote_args(fun_name: str, *args):
+    """Check, promote dtypes, promote ranks: the front door of a jnp binary ufunc."""
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))

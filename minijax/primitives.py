@@ -1,0 +1,76 @@
+"""Chapter 00 — primitives: the smallest operations minijax knows.
+
+Every computation, however written (``jnp.sum``, ``x @ y``, ``lax.cond``), is
+eventually a sequence of *primitive* applications. A primitive is an object
+with a name (``sin``, ``reduce_sum``) and one door, :meth:`Primitive.bind`.
+What a primitive *means* is kept outside it, in one rule table per
+interpretation, each a plain dict keyed by primitive:
+
+- :data:`impl_rules` — compute it on NumPy arrays (this chapter);
+- :data:`abstract_eval_rules` — compute only its output shape, dtype and weak
+  type from its inputs' (this chapter), raising JAX's error on bad input;
+- later chapters add ``jvp_rules``, ``batching_rules``, ``transpose_rules``
+  and one lowering table per backend, each in the module that owns it.
+
+Adding a primitive means adding one entry to each table; ``tests/test_rules.py``
+lists any primitive missing one.
+
+``bind`` does not know how to evaluate anything. It hands the primitive and
+its arguments to the *current dispatcher*: in chapter 00 that is eager
+evaluation (:mod:`minijax.dispatch`); chapter 01 installs a dispatcher that
+asks the current *trace* instead, which is how tracing works.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+__all__ = ["Primitive", "impl_rules", "abstract_eval_rules", "all_primitives",
+           "set_bind_dispatcher", "get_bind_dispatcher"]
+
+
+class Primitive:
+    """A named primitive operation. ``multiple_results`` primitives return a list."""
+    multiple_results = False
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        _registry.append(self)
+
+    def bind(self, *args, **params):
+        """Apply the primitive to ``args`` under the current interpretation."""
+        return _dispatcher(self, args, params)
+
+    def __repr__(self):
+        return self.name
+
+
+_registry: list[Primitive] = []
+
+#: primitive -> function(*numpy_arrays, **params) -> numpy array (or list of them)
+impl_rules: dict[Primitive, Callable] = {}
+#: primitive -> function(*ShapedArrays, **params) -> ShapedArray (or list of them)
+abstract_eval_rules: dict[Primitive, Callable] = {}
+
+
+def all_primitives() -> list[Primitive]:
+    """Every primitive created so far, in creation order."""
+    return list(_registry)
+
+
+def _no_dispatcher(prim, args, params):
+    raise RuntimeError("no evaluator installed; import minijax first")
+
+
+_dispatcher: Callable = _no_dispatcher
+
+
+def set_bind_dispatcher(fn: Callable) -> Callable:
+    """Install ``fn(prim, args, params)`` as what ``bind`` calls; return the old one."""
+    global _dispatcher
+    old, _dispatcher = _dispatcher, fn
+    return old
+
+
+def get_bind_dispatcher() -> Callable:
+    return _dispatcher
