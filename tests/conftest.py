@@ -16,3 +16,13 @@ def pytest_collection_modifyitems(config, items):
         m = _CHAPTER_DIR.search(str(item.path))
         if m:
             item.add_marker(getattr(pytest.mark, f"ch{m.group(1)}"))
+
+
+# Property tests stay small so the whole suite stays fast on two cores.
+try:
+    from hypothesis import settings
+
+    settings.register_profile("minijax", max_examples=25, deadline=None)
+    settings.load_profile("minijax")
+except ImportError:  # pragma: no cover
+    pass

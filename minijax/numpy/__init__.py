@@ -1,7 +1,17 @@
-"""``minijax.numpy``: the NumPy API on minijax arrays, as ``jax.numpy`` (chapter 00)."""
+"""``minijax.numpy``: the NumPy API on minijax arrays, as ``jax.numpy`` (chapter 00).
+
+Each submodule holds one family of functions and lists its public names in
+``__all__``; this file gathers them and installs the array methods.
+"""
 from minijax.numpy.scalar_types import *  # noqa: F401,F403
 from minijax.numpy.creation import *  # noqa: F401,F403
 from minijax.numpy.ufuncs import *  # noqa: F401,F403
+from minijax.numpy.shapes import *  # noqa: F401,F403
+from minijax.numpy.reductions import *  # noqa: F401,F403
+from minijax.numpy.sorting import *  # noqa: F401,F403
+from minijax.numpy.tensor_contractions import *  # noqa: F401,F403
+from minijax.numpy.indexing import *  # noqa: F401,F403
+from minijax.numpy import linalg  # noqa: F401
 
 from minijax.array import Array as ndarray  # noqa: F401  (jnp.ndarray is jax.Array)
 from minijax.array import Array as _Array

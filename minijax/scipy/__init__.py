@@ -1,0 +1,1 @@
+"""``minijax.scipy``: the parts of ``jax.scipy`` minijax provides."""
