@@ -30,7 +30,8 @@ class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type.
 
     Two ShapedArrays are equal when all three agree. ``str`` gives the short
-    form JAX uses in jaxprs (``f32[3]``); ``repr`` the long one
+    form JAX uses in jaxprs (``f32[3]``); ``str_short()`` the form JAX uses in
+    error messages (``float32[3]``); ``repr`` the long one
     (``ShapedArray(float32[3])``).
     """
     __slots__ = ("shape", "dtype", "weak_type")
@@ -52,11 +53,12 @@ class ShapedArray:
     def strip_weak_type(self) -> "ShapedArray":
         return self.update(weak_type=False) if self.weak_type else self
 
-    def str_short(self, short_dtypes: bool = True) -> str:
+    def str_short(self, short_dtypes: bool = False) -> str:
         name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
-    __str__ = str_short
+    def __str__(self):
+        return self.str_short(short_dtypes=True)
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -69,11 +71,6 @@ class ShapedArray:
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of a concrete value: an Array, a NumPy array or a Python scalar.
@@ -82,11 +79,11 @@ def get_aval(x) -> ShapedArray:
     becomes float32), exactly as they are when they enter a computation.
     """
     aval = getattr(x, "aval", None)
-    if aval is not None:
+    if aval is not None and not isinstance(x, type):
         return aval
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype(x)),
                            weak_type=type(x) is not bool)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype in dtypes._jax_types:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")

@@ -14,6 +14,8 @@ this module only knows about storage and printing.
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from minijax import dtypes
@@ -42,31 +44,63 @@ class Array:
 
     @property
     def device(self) -> Device:
-        return self._buffer.device
+        return self._live_buffer().device
 
     def devices(self) -> set[Device]:
-        return {self._buffer.device}
+        return {self._live_buffer().device}
+
+    # A single-device array: always addressable, never sharded or committed.
+    committed = False
+    is_fully_addressable = True
+    is_fully_replicated = True
 
     # --- values: from the buffer ---------------------------------------------
+    def _live_buffer(self) -> Buffer:
+        if self._buffer is None:
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short()}.")
+        return self._buffer
+
     @property
     def _value(self) -> np.ndarray:
         """The contents as a read-only NumPy array (waits for the buffer)."""
-        return self._buffer.result()
+        return self._live_buffer().result()
 
     def block_until_ready(self) -> "Array":
-        self._buffer.block()
+        """Wait until the array's value is computed; returns the array itself."""
+        self._live_buffer().block()
         return self
 
     def is_ready(self) -> bool:
-        return self._buffer.is_ready()
+        return self._live_buffer().is_ready()
 
-    def __array__(self, dtype=None, copy=None):
-        value = self._value
-        if copy is False and dtype is not None and np.dtype(dtype) != value.dtype:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        if dtype is not None:
-            value = value.astype(dtype, copy=False)
-        return value.copy() if copy else value
+    def copy_to_host_async(self) -> None:
+        """Start copying the value to the host (it already is, on the CPU)."""
+
+    def delete(self) -> None:
+        """Free the buffer; any later use of the array raises ``RuntimeError``."""
+        self._buffer = None
+
+    def is_deleted(self) -> bool:
+        return self._buffer is None
+
+    def on_device_size_in_bytes(self) -> int:
+        return self.nbytes
+
+    def unsafe_buffer_pointer(self) -> int:
+        return self._value.ctypes.data
+
+    def __array__(self, dtype=None, context=None, copy=None):
+        kwargs = {} if copy is None else {"copy": copy}
+        return np.asarray(self._value, dtype=dtype, **kwargs)
+
+    def __dlpack__(self, **kwargs):
+        return self._value.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __array_namespace__(self, *, api_version=None):
+        return importlib.import_module("minijax.numpy")
 
     def item(self, *args):
         return self._value.item(*args)
@@ -74,26 +108,33 @@ class Array:
     def tolist(self):
         return self._value.tolist()
 
+    def tobytes(self, order="C") -> bytes:
+        return self._value.tobytes(order)
+
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of unsized object")
+            raise TypeError("len() of unsized object")  # same as NumPy
         return self.shape[0]
 
     def __bool__(self):
+        _check_bool_conversion(self)
         return bool(self._value)
 
     def __float__(self):
-        return float(self._value)
+        _check_scalar_conversion(self)
+        return self._value.__float__()
 
     def __int__(self):
-        return int(self._value)
+        _check_scalar_conversion(self)
+        return self._value.__int__()
 
     def __complex__(self):
-        return complex(self._value)
+        _check_scalar_conversion(self)
+        return self._value.__complex__()
 
     def __index__(self):
-        if not np.issubdtype(self.dtype, np.integer):
-            raise TypeError(f"Only integer scalar arrays can be converted to a scalar index.")
+        if self.shape != () or not np.issubdtype(self.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._value)
 
     def __hash__(self):
@@ -101,9 +142,8 @@ class Array:
 
     def __setitem__(self, idx, value):
         raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment. JAX "
-            "arrays are immutable. Instead of ``x[idx] = y``, use "
-            "``x = x.at[idx].set(y)`` or another .at[] method: "
+            "JAX arrays are immutable and do not support in-place item assignment. "
+            "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
     # --- printing, exactly as JAX prints ---------------------------------------
@@ -134,10 +174,26 @@ class Array:
         return (_reconstruct, (self._value, self.weak_type))
 
     def __copy__(self):
-        return self
+        # A new Array object; sharing the buffer is safe because it is immutable.
+        return Array(self.aval, self._buffer)
 
     def __deepcopy__(self, memo):
-        return self
+        return Array(self.aval, self._buffer)
+
+
+def _check_scalar_conversion(arr: Array) -> None:
+    if arr.ndim > 0:
+        raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={arr.ndim}")
+
+
+def _check_bool_conversion(arr: Array) -> None:
+    if arr.size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use "
+                         "`array.size > 0` to check that an array is not empty.")
+    if arr.size > 1:
+        raise ValueError("The truth value of an array with more than one element "
+                         "is ambiguous. Use a.any() or a.all()")
 
 
 def _reconstruct(value, weak_type):

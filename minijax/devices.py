@@ -20,6 +20,9 @@ class Device:
     def __repr__(self):
         return f"{type(self).__name__}(id={self.id})"
 
+    def __str__(self):
+        return f"{self.platform}:{self.id}"
+
     def __eq__(self, other):
         return type(self) is type(other) and self.id == other.id
 

@@ -21,6 +21,7 @@ dtype of a minijax float32 array.
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = [
     "canonicalize_dtype", "promote_types", "result_type", "is_weakly_typed",
     "dtype", "issubdtype", "finfo", "iinfo", "TypePromotionError",
     "default_float_dtype", "default_int_dtype", "dtype_and_weak_type",
+    "check_and_canonicalize_user_dtype", "isdtype", "scalar_type_of",
 ]
 
 bool_ = np.dtype(np.bool_)
@@ -67,12 +69,23 @@ def canonicalize_dtype(dt) -> np.dtype:
     return _canonical.get(dt, dt)
 
 
-def dtype(x, *, canonicalize: bool = False) -> np.dtype:
-    """The dtype of a value or dtype-like ``x`` (``jnp.dtype``).
+def _invalid_dtype_error(x, dt) -> TypeError:
+    return TypeError(f"Value '{x}' with dtype {dt} is not a valid JAX array type. "
+                     "Only arrays of numeric types are supported by JAX.")
 
-    Python scalars map to the 64-bit NumPy dtypes unless ``canonicalize`` is
-    true, exactly as ``jax.numpy.dtype`` does (``jnp.dtype(1.0)`` is float64 in
-    NumPy terms; it is only *stored* as float32).
+
+def _is_explicit_dtype(x) -> bool:
+    """Is ``x`` a dtype spelled out by the user (``'float64'``, ``np.float64``...)?"""
+    return isinstance(x, (str, np.dtype)) or (isinstance(x, type) and issubclass(x, np.generic))
+
+
+def dtype(x, *, canonicalize: bool = False) -> np.dtype:
+    """The dtype of a value or dtype-like ``x`` (JAX's internal ``dtypes.dtype``).
+
+    Python scalars and Python scalar types map to the 64-bit NumPy dtypes unless
+    ``canonicalize`` is true (``dtype(1.0)`` is float64; it is only *stored* as
+    float32). Non-numeric dtypes (strings, objects) raise JAX's ``TypeError``.
+    The public ``jnp.dtype`` is simply ``np.dtype``, as in JAX.
     """
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
@@ -80,19 +93,57 @@ def dtype(x, *, canonicalize: bool = False) -> np.dtype:
         dt = _python_scalar_dtypes[x]
     elif type(x) in _python_scalar_dtypes:
         dt = _python_scalar_dtypes[type(x)]
-    elif hasattr(x, "dtype"):
-        dt = np.dtype(x.dtype)
+    elif _is_explicit_dtype(x):
+        dt = np.dtype(x)
+    elif isinstance(getattr(x, "dtype", None), np.dtype):
+        dt = x.dtype  # arrays, NumPy scalars, tracers, jnp.float32 & co.
     else:
         try:
-            dt = np.dtype(x)
-        except TypeError as e:
-            raise TypeError(f"Cannot determine dtype of {x!r}") from e
+            dt = np.result_type(x)
+        except TypeError as err:
+            raise TypeError(f"Cannot determine dtype of {x}") from err
     if dt not in _jax_types:
-        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {dt}")
+        raise _invalid_dtype_error(x, dt)
     return canonicalize_dtype(dt) if canonicalize else dt
 
 
+def _warn_if_truncated(dt: np.dtype, fun_name: str) -> np.dtype:
+    """Canonicalize an explicitly requested dtype, warning as JAX does if it shrinks."""
+    canonical = canonicalize_dtype(dt)
+    if canonical != dt:
+        where = f" requested in {fun_name}" if fun_name else ""
+        warnings.warn(
+            f"Explicitly requested dtype {dt}{where} is not available, and will be "
+            f"truncated to dtype {canonical.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+            "environment variable. See https://github.com/jax-ml/jax#current-gotchas "
+            "for more.", stacklevel=4)
+    return canonical
+
+
+def check_and_canonicalize_user_dtype(dt, fun_name: str | None = None) -> np.dtype:
+    """The canonical form of a ``dtype=`` argument given to a jnp function.
+
+    Python types give the default dtypes (``float`` -> float32); 64-bit dtypes are
+    truncated with JAX's warning; non-numeric dtypes raise JAX's ``TypeError``.
+    """
+    if dt is None:
+        raise ValueError("dtype must be specified.")
+    if hasattr(dt, "aval") and not isinstance(dt, type):
+        raise ValueError("Passing an array as a dtype argument is no longer "
+                         "supported; instead of dtype=arr use dtype=arr.dtype.")
+    if isinstance(dt, type) and dt in _python_scalar_dtypes:
+        return canonicalize_dtype(_python_scalar_dtypes[dt])
+    np_dtype = np.dtype(dt)
+    if np_dtype not in _jax_types:
+        where = f" in {fun_name}" if fun_name else ""
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, "
+                        f"got dtype {dt}{where}")
+    return _warn_if_truncated(np_dtype, fun_name or "")
+
+
 _python_scalar_dtypes = {bool: bool_, int: int64, float: float64, complex: complex128}
+_default_of_kind = {"b": bool_, "i": int32, "u": uint32, "f": float32, "c": complex64}
 
 
 def is_python_scalar(x) -> bool:
@@ -166,7 +217,11 @@ def _jax_type(dt: np.dtype, weak: bool):
 
 @functools.lru_cache(maxsize=512)
 def _least_upper_bound(*nodes):
+    """The least upper bound of ``nodes`` in the lattice (JAX's algorithm)."""
     N = set(nodes)
+    for n in N:
+        if n not in _UB:
+            raise ValueError(f"dtype={n!r} is not a valid dtype for JAX type promotion.")
     common = set.intersection(*(_UB[n] for n in N))
     lub = (common & N) or {c for c in common if common <= _UB[c]}
     if len(lub) != 1:
@@ -178,76 +233,133 @@ def _least_upper_bound(*nodes):
 
 
 def _node_to_dtype(node) -> np.dtype:
-    if node in _python_scalar_dtypes:
-        return canonicalize_dtype(_python_scalar_dtypes[node])
-    return node
+    """A lattice node as a dtype: weak nodes give their (64-bit) NumPy dtype."""
+    return _python_scalar_dtypes[node] if _is_weak_node(node) else node
+
+
+def _is_weak_node(node) -> bool:
+    # Identity, not ``in``: ``np.dtype('int64') == int`` is true in NumPy.
+    return any(node is t for t in _weak_types)
+
+
+def _as_node(x):
+    """A ``promote_types`` argument as a lattice node (Python types stay weak)."""
+    return x if _is_weak_node(x) else np.dtype(x)
 
 
 def promote_types(a, b) -> np.dtype:
-    """The dtype a binary operation casts ``a`` and ``b`` to (``jnp.promote_types``).
+    """Returns the type to which a binary operation should cast its arguments.
 
-    Both arguments are treated as strong dtypes, except that passing the Python
-    types ``int``/``float``/``complex`` asks for the weak node. The result is
-    *not* canonicalized: ``promote_types('int64', 'float32')`` is float64, as
-    in JAX.
+    ``jnp.promote_types``: the least upper bound of ``a`` and ``b`` on JAX's
+    lattice. Dtype arguments are strong; the Python types ``int``, ``float`` and
+    ``complex`` are weak (``promote_types('uint8', int)`` is uint8). The result
+    is *not* canonicalized: ``promote_types('uint64', 'int8')`` is float64, and
+    a weak result is the Python type's NumPy dtype (``promote_types(int, float)``
+    is float64).
     """
-    na = a if a in _weak_types else np.dtype(a)
-    nb = b if b in _weak_types else np.dtype(b)
-    for n in (na, nb):
-        if n not in _UB:
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {n}")
-    return _node_to_dtype(_least_upper_bound(na, nb))
+    return np.dtype(_node_to_dtype(_least_upper_bound(_as_node(a), _as_node(b))))
+
+
+def _dtype_and_weak_for_promotion(x) -> tuple[np.dtype, bool]:
+    """(canonical dtype, weak?) of one ``result_type`` argument, warning as JAX does."""
+    dt = dtype(x)
+    weak = _is_weak_node(x) or is_weakly_typed(x)
+    if _is_explicit_dtype(x):
+        return _warn_if_truncated(dt, "dtype"), weak
+    return canonicalize_dtype(dt), weak
 
 
 def _result_type_and_weak(*args) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError("at least one array or dtype is required")
-    nodes = []
-    for x in args:
-        if x is None:
-            raise ValueError("None is not a valid value for jnp.result_type")
-        if isinstance(x, type) and x in _weak_types:
-            nodes.append(x)
-            continue
-        dt = dtype(x)
-        nodes.append(_jax_type(dt, is_weakly_typed(x)))
-    node = _least_upper_bound(*nodes)
-    weak = node in _weak_types
-    return canonicalize_dtype(_node_to_dtype(node)), weak
+    args = [default_float_dtype if a is None else a for a in args]
+    dts, weaks = zip(*(_dtype_and_weak_for_promotion(a) for a in args))
+    if len(dts) == 1:
+        out, weak = dts[0], weaks[0]
+    elif len(set(dts)) == 1 and not all(weaks):
+        out, weak = dts[0], False
+    elif all(weaks):
+        # Join the strong counterparts, then mark the result weak.
+        out, weak = canonicalize_dtype(_least_upper_bound(*set(dts))), True
+    else:
+        node = _least_upper_bound(*{_jax_type(d, w) for d, w in zip(dts, weaks)})
+        out = canonicalize_dtype(_node_to_dtype(node))
+        weak = _is_weak_node(node)
+    weak = weak and out != bool_
+    if weak:
+        out = _default_of_kind[out.kind]
+    return out, weak
 
 
 def result_type(*args, return_weak_type_flag: bool = False):
-    """The canonical dtype of combining ``args`` (``jnp.result_type``).
+    """The canonical dtype of combining ``args`` (``jax.dtypes.result_type``).
 
-    Arguments may be arrays, Python scalars, dtypes or scalar types. Python
-    scalars (and weakly typed arrays) take part as weak nodes, so
-    ``result_type(int8_array, 3)`` is int8 and ``result_type(int8_array, 3.0)``
-    is float32 (weak float joined with int8 is a weak float).
+    Arguments may be arrays, Python scalars, dtypes or scalar types; ``None``
+    means the default float dtype. Python scalars (and weakly typed arrays) take
+    part as weak nodes, so ``result_type(int8_array, 3)`` is int8 and
+    ``result_type(int8_array, 3.0)`` is a weak float32. 64-bit inputs are
+    canonicalized first: ``result_type(uint64_array, int8_array)`` is int32.
     """
     dt, weak = _result_type_and_weak(*args)
     return (dt, weak) if return_weak_type_flag else dt
 
 
 def issubdtype(arg1, arg2) -> bool:
-    """``jnp.issubdtype``: NumPy's hierarchy (``jnp.floating``, ``jnp.integer``...)."""
-    a = arg1 if isinstance(arg1, type) and issubclass(arg1, np.generic) else _as_np_type(arg1)
-    b = arg2 if isinstance(arg2, type) and issubclass(arg2, np.generic) else _as_np_type(arg2)
-    return bool(np.issubdtype(a, b))
+    """Returns True if ``arg1`` is equal or lower than ``arg2`` in the type hierarchy.
+
+    ``jnp.issubdtype``: NumPy's hierarchy, where dtypes, strings, NumPy and
+    minijax scalar types (``jnp.float32``) name concrete types and the abstract
+    NumPy classes (``jnp.floating``, ``jnp.integer``...) name families.
+    """
+    return bool(np.issubdtype(_as_scalar_type(arg1), _as_scalar_type(arg2)))
 
 
-def _as_np_type(x):
-    dt = getattr(x, "dtype", None)
-    if isinstance(x, type) and dt is not None and isinstance(dt, np.dtype):
-        return dt.type  # a minijax scalar type such as jnp.float32
-    return np.dtype(x).type
+def _as_scalar_type(x):
+    return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
 
 
-def finfo(dt):
-    return np.finfo(np.dtype(getattr(dt, "dtype", dt)))
+finfo = np.finfo  # jnp.finfo / jnp.iinfo are classes, as in JAX
+iinfo = np.iinfo
+
+_dtype_kinds = {
+    "bool": {bool_},
+    "signed integer": set(_signed_types),
+    "unsigned integer": set(_unsigned_types),
+    "integral": set(_int_types),
+    "real floating": set(_float_types),
+    "complex floating": set(_complex_types),
+    "numeric": set(_int_types + _float_types + _complex_types),
+}
 
 
-def iinfo(dt):
-    return np.iinfo(np.dtype(getattr(dt, "dtype", dt)))
+def isdtype(dtype, kind) -> bool:
+    """Is ``dtype`` of the given kind (``jnp.isdtype``, the array-API spelling).
+
+    ``kind`` is a dtype, one of the names ``'bool'``, ``'signed integer'``,
+    ``'unsigned integer'``, ``'integral'``, ``'real floating'``,
+    ``'complex floating'``, ``'numeric'``, or a tuple of these.
+    """
+    the_dtype = np.dtype(dtype)
+    options = set()
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _dtype_kinds:
+            options |= _dtype_kinds[k]
+            continue
+        try:
+            options.add(np.dtype(k))
+        except TypeError as e:
+            if isinstance(k, str):
+                raise ValueError(
+                    f"Unrecognized kind={k!r} expected one of {list(_dtype_kinds)}, "
+                    "or a compatible input for jnp.dtype()") from None
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}") from e
+    return the_dtype in options
+
+
+def scalar_type_of(x) -> type:
+    """The Python scalar type (bool, int, float or complex) of ``x``'s dtype."""
+    kind = dtype(x).kind
+    return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[kind]
 
 
 def is_float(dt) -> bool:

@@ -67,9 +67,10 @@ class PrintTrace(Trace):
         if isinstance(x, PrintTracer) and x._trace is self:
             return x.val, x.name
         aval = get_aval(x)
-        if not aval.shape:
-            return x, f"{np.asarray(x.to_concrete_value() if isinstance(x, Tracer) else x).item()!r}:{aval}"
-        return x, f"<const {aval}>"
+        if isinstance(x, Tracer) or aval.shape:
+            # another trace's value, or a non-scalar constant: show only its type
+            return x, f"<const {aval}>"
+        return x, f"{np.asarray(x).item()!r}:{aval}"  # a scalar literal
 
     def process_primitive(self, primitive, args, params):
         vals, texts = zip(*(self._operand(x) for x in args)) if args else ((), ())

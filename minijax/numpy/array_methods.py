@@ -83,9 +83,11 @@ def _iter(self):
 
 
 def _round_op(self, ndigits=None):
-    if ndigits is None and self.ndim == 0:
-        return round(float(self)) if not hasattr(self, "_trace") else _jnp().round(self)
-    return _jnp().round(self, ndigits or 0)
+    """``round(x)`` rounds half to even and gives int32; ``round(x, n)`` keeps the dtype (JAX)."""
+    jnp = _jnp()
+    if ndigits is None:
+        return jnp.round(self).astype(jnp.int32)
+    return jnp.round(self, ndigits)
 
 
 def install_array_methods(cls) -> None:

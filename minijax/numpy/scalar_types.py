@@ -13,10 +13,11 @@ from minijax import dtypes as _dtypes
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
            "uint64", "float16", "float32", "float64", "complex64", "complex128",
-           "int_", "uint", "float_", "complex_", "dtype", "promote_types", "result_type",
-           "issubdtype", "finfo", "iinfo", "generic", "number", "integer",
-           "signedinteger", "unsignedinteger", "inexact", "floating", "complexfloating",
-           "bool"]
+           "int_", "uint", "float_", "complex_", "single", "double", "csingle", "cdouble",
+           "dtype", "promote_types", "result_type", "issubdtype", "isdtype", "can_cast",
+           "finfo", "iinfo", "generic", "number", "integer", "signedinteger",
+           "unsignedinteger", "inexact", "floating", "complexfloating", "character",
+           "flexible", "bool"]
 
 
 class _ScalarMeta(type):
@@ -47,8 +48,9 @@ class _ScalarMeta(type):
 def _make_scalar_type(np_type) -> _ScalarMeta:
     t = _ScalarMeta(np_type.__name__, (object,), {"dtype": np.dtype(np_type)})
     t.__module__ = "minijax.numpy"
-    t.__doc__ = (f"A minijax scalar constructor of type {np_type.__name__}: "
-                 "returns a zero-dimensional Array.")
+    t.__doc__ = (f"A minijax scalar constructor of type {np_type.__name__}.\n\n"
+                 "While NumPy defines scalar types for each data type, minijax (like "
+                 "JAX) represents scalars as zero-dimensional arrays.")
     return t
 
 
@@ -59,15 +61,29 @@ uint8, uint16, uint32, uint64 = map(_make_scalar_type,
 float16, float32, float64 = map(_make_scalar_type, (np.float16, np.float32, np.float64))
 complex64, complex128 = map(_make_scalar_type, (np.complex64, np.complex128))
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
+single, double, csingle, cdouble = float32, float64, complex64, complex128
 bool = bool_  # noqa: A001  (jnp.bool exists, as in NumPy 2)
 
 generic, number, integer = np.generic, np.number, np.integer
 signedinteger, unsignedinteger = np.signedinteger, np.unsignedinteger
 inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
+character, flexible = np.character, np.flexible
 
-dtype = _dtypes.dtype
+dtype = np.dtype  # as in JAX: jnp.dtype is numpy.dtype itself
 promote_types = _dtypes.promote_types
-result_type = _dtypes.result_type
 issubdtype = _dtypes.issubdtype
+isdtype = _dtypes.isdtype
+can_cast = np.can_cast
 finfo = _dtypes.finfo
 iinfo = _dtypes.iinfo
+
+
+def result_type(*args):
+    """Return the result of applying JAX promotion rules to the inputs.
+
+    ``jnp.result_type``: arguments may be arrays, Python scalars, dtypes or
+    scalar types; the result is canonical (``result_type('float64')`` is
+    float32, with a warning) and Python scalars are weak
+    (``result_type(jnp.int8, 3)`` is int8).
+    """
+    return _dtypes.result_type(*args)

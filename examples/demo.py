@@ -1,0 +1,38 @@
+"""The minijax demo: chapters 00 and 01 at work.
+
+Run it with ``make demo``. Later chapters replace it with the end-to-end
+example (a small model trained with jit + grad + asynchronous dispatch).
+"""
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax.interpreters.printing import print_primitives
+
+
+def section(title):
+    print(f"\n=== {title} ===")
+
+
+section("Arrays: JAX's defaults are 32-bit")
+x = jnp.arange(3.) / 2
+print("jnp.arange(3.) / 2      ->", repr(x))
+print("from float64 NumPy data ->", repr(jnp.asarray(np.linspace(0, 1, 3))))
+
+section("Dtype promotion: JAX's lattice, with weak Python scalars")
+i8 = jnp.array([1, 2, 3], dtype=jnp.int8)
+print("int8 array + 3          ->", repr(i8 + 3))
+print("int8 array + 3.0        ->", repr(i8 + 3.0))
+print("int8 + uint8            ->", jnp.promote_types(jnp.int8, jnp.uint8))
+print("uint32 + int32          ->", jnp.promote_types(jnp.uint32, jnp.int32), "(x64 disabled)")
+print("a Python scalar alone   ->", repr(jnp.array(2.0)))
+
+section("Tracing: a trace that prints every primitive a function binds")
+
+
+def selu(x, alpha=1.67, lmbda=1.05):
+    print("  (Python runs this print once, while tracing; it is not a primitive)")
+    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+
+out = print_primitives(selu)(jnp.arange(-2., 3.))
+print("result:", out)
