@@ -168,7 +168,9 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>with<{self._trace}>"
 
     def __len__(self):
-        return len(self.aval)
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
 
     def __bool__(self):
         value = self.to_concrete_value()

@@ -8,6 +8,10 @@ as JAX. Chapter 06 (``jit``) adds the name of the function being traced.
 """
 from __future__ import annotations
 
+# Raised by chapter 00's indexing (a boolean mask needs concrete values); JAX
+# lists it among jax.errors, so it is re-exported here.
+from minijax.numpy.indexing import NonConcreteBooleanIndexError  # noqa: F401
+
 
 class JAXTypeError(TypeError):
     """Base class of the tracer conversion errors (all are ``TypeError``)."""

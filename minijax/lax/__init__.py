@@ -4,9 +4,22 @@ Each submodule defines a family of primitives together with their wrappers
 (``add_p`` and ``add`` side by side); this file only gathers the wrappers.
 """
 from minijax.lax.elementwise import *  # noqa: F401,F403
-from minijax.lax.elementwise import _convert_element_type  # noqa: F401
+from minijax.lax.elementwise import _array_copy, _convert_element_type  # noqa: F401
 from minijax.lax.shapes import *  # noqa: F401,F403
 from minijax.lax.reductions import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.slicing import *  # noqa: F401,F403
+
+
+def _export_primitives():
+    """Export every ``*_p`` primitive object (``lax.sin_p``), as ``jax.lax`` does."""
+    from minijax.lax import dot, elementwise, reductions, shapes, slicing, sorting
+    from minijax.primitives import Primitive
+    for module in (elementwise, shapes, reductions, dot, sorting, slicing):
+        for name, value in vars(module).items():
+            if name.endswith("_p") and isinstance(value, Primitive):
+                globals()[name] = value
+
+
+_export_primitives()

@@ -36,7 +36,7 @@ from scipy import special as _special
 
 from minijax import dtypes
 from minijax.abstract_arrays import ShapedArray, get_aval
-from minijax.array import array_from_numpy
+from minijax.array import Array, array_from_numpy
 from minijax.lax.base import (broadcasting_shape_rule, check_same_dtypes,
                               standard_primitive)
 
@@ -925,21 +925,29 @@ def _convert_element_type(operand, new_dtype=None, weak_type: bool = False):
 
     This is the cast ``jax.numpy`` inserts for type promotion. ``weak_type``
     lets it produce a weakly typed result (``int32_array + 2.5`` is a *weak*
-    float32, as in JAX). A constant (Python scalar, NumPy value) is converted
-    at once, without a primitive.
-
+    float32, as in JAX). A constant (a Python scalar, a NumPy value, a concrete
+    ``Array``) is converted at once in NumPy, without a primitive: JAX folds
+    such conversions, so its jaxprs show ``mul a 2.0:f16[]``.
     """
     aval = get_aval(operand)
     new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(
         dtypes.dtype(new_dtype))
-    if dtypes.is_python_scalar(operand) or isinstance(operand, (np.ndarray, np.generic)):
-        # A constant: convert it now, in NumPy, as JAX folds it (``2.0:f16[]``).
-        value = _convert_impl(np.asarray(operand), new_dtype=new_dtype, weak_type=weak_type)
-        return array_from_numpy(value, weak_type=bool(weak_type))
-    if aval.dtype == new_dtype and aval.weak_type == bool(weak_type):
+    same = aval.dtype == new_dtype and aval.weak_type == bool(weak_type)
+    if _is_tracer(operand):
+        if same:
+            return operand
+        return convert_element_type_p.bind(operand, new_dtype=new_dtype,
+                                           weak_type=bool(weak_type), sharding=None)
+    if same and isinstance(operand, Array):
         return operand
-    return convert_element_type_p.bind(operand, new_dtype=new_dtype,
-                                       weak_type=bool(weak_type), sharding=None)
+    # A constant: convert it now, in NumPy, as JAX folds it (``2.0:f16[]``).
+    value = _convert_impl(np.asarray(operand), new_dtype=new_dtype, weak_type=weak_type)
+    return array_from_numpy(value, weak_type=bool(weak_type))
+
+
+def _is_tracer(x) -> bool:
+    """A traced value: it has an aval but is not a concrete Array (see chapter 01)."""
+    return hasattr(x, "aval") and not isinstance(x, Array)
 
 
 def _bitcast_shape_rule(operand, *, new_dtype):
@@ -1044,3 +1052,14 @@ def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
     mantissa_bits = operator.index(mantissa_bits)
     return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
                                    mantissa_bits=mantissa_bits)
+
+
+# --- copy ------------------------------------------------------------------------
+copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype,
+                            lambda x: np.array(x, copy=True),
+                            weak_type_rule=lambda x: x.weak_type)
+
+
+def _array_copy(x):
+    """A new array with the contents of ``x`` (the ``copy`` primitive, as ``jnp.array(x)``)."""
+    return copy_p.bind(x)

@@ -28,12 +28,12 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from minijax import dtypes
-from minijax.abstract_arrays import get_aval
+from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.array import array_from_numpy
 from minijax.lax import elementwise as _ew
 from minijax.lax import shapes as _shapes
-from minijax.lax.base import (DTYPE_FAMILIES as F, check_dtype_family, check_same_dtypes,
-                              standard_primitive)
+from minijax.lax.base import check_same_dtypes, standard_primitive
+from minijax.primitives import abstract_eval_rules
 
 __all__ = ["slice", "slice_in_dim", "index_in_dim",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
@@ -827,9 +827,12 @@ def _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers,
         mode=GatherScatterMode.from_any(mode))
 
 
-def _check_arithmetic(name: str, operand) -> None:
-    """scatter-add/sub/mul combine with lax.add/sub/mul, which reject bool."""
-    check_dtype_family(name, get_aval(operand), F["num"])
+def _check_combiner(prim_name: str, operand) -> None:
+    """Raise the error of the combining lax op (``add`` rejects bool, say), as JAX
+    does when it builds the scatter's ``update_jaxpr``: abstract-evaluate the op
+    on two scalars of the operand's dtype."""
+    scalar = ShapedArray((), get_aval(operand).dtype)
+    abstract_eval_rules[getattr(_ew, prim_name)](scalar, scalar)
 
 
 def scatter(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers,
@@ -853,7 +856,7 @@ def scatter_add(operand, scatter_indices, updates,
 
     Prefer ``x.at[idx].add(y)``. ``mode`` as in :func:`scatter`.
     """
-    _check_arithmetic("add", operand)
+    _check_combiner("add_p", operand)
     return _bind_scatter(scatter_add_p, operand, scatter_indices, updates,
                          dimension_numbers, indices_are_sorted, unique_indices, mode)
 
@@ -863,7 +866,7 @@ def scatter_sub(operand, scatter_indices, updates,
                 indices_are_sorted: bool = False, unique_indices: bool = False,
                 mode: "str | GatherScatterMode | None" = None):
     """Scatter-sub: ``operand`` minus the scattered ``updates`` (``x.at[idx].subtract(y)``)."""
-    _check_arithmetic("sub", operand)
+    _check_combiner("sub_p", operand)
     return _bind_scatter(scatter_sub_p, operand, scatter_indices, updates,
                          dimension_numbers, indices_are_sorted, unique_indices, mode)
 
@@ -873,7 +876,7 @@ def scatter_mul(operand, scatter_indices, updates,
                 indices_are_sorted: bool = False, unique_indices: bool = False,
                 mode: "str | GatherScatterMode | None" = None):
     """Scatter-multiply: ``operand`` times the scattered ``updates`` (``x.at[idx].multiply(y)``)."""
-    _check_arithmetic("mul", operand)
+    _check_combiner("mul_p", operand)
     return _bind_scatter(scatter_mul_p, operand, scatter_indices, updates,
                          dimension_numbers, indices_are_sorted, unique_indices, mode)
 
@@ -886,6 +889,7 @@ def scatter_min(operand, scatter_indices, updates,
 
     NaN propagates, as in :func:`lax.min`. Prefer ``x.at[idx].min(y)``.
     """
+    _check_combiner("min_p", operand)
     return _bind_scatter(scatter_min_p, operand, scatter_indices, updates,
                          dimension_numbers, indices_are_sorted, unique_indices, mode)
 
@@ -898,6 +902,7 @@ def scatter_max(operand, scatter_indices, updates,
 
     NaN propagates, as in :func:`lax.max`. Prefer ``x.at[idx].max(y)``.
     """
+    _check_combiner("max_p", operand)
     return _bind_scatter(scatter_max_p, operand, scatter_indices, updates,
                          dimension_numbers, indices_are_sorted, unique_indices, mode)
 

@@ -36,7 +36,7 @@ def relu6(x):
 
 def sigmoid(x):
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    x, = promote_args_inexact("sigmoid", x)
+    check_arraylike("sigmoid", x)
     return lax.logistic(x)
 
 
@@ -47,8 +47,9 @@ def softplus(x):
 
 def silu(x):
     """Sigmoid-weighted linear unit ``x * sigmoid(x)``."""
-    x, = promote_args_inexact("silu", x)
-    return lax.mul(x, lax.logistic(x))
+    check_arraylike("silu", x)
+    x = asarray(x)
+    return ufuncs.multiply(x, sigmoid(x))
 
 
 swish = silu
@@ -57,26 +58,30 @@ swish = silu
 def gelu(x, approximate: bool = True):
     """Gaussian error linear unit; ``approximate=True`` uses the tanh formula."""
     x, = promote_args_inexact("gelu", x)
+    dt = get_aval(x).dtype
     if approximate:
-        c = np.sqrt(2 / np.pi)
+        c = np.sqrt(2 / np.pi).astype(dt)
         inner = ufuncs.multiply(c, ufuncs.add(x, ufuncs.multiply(0.044715, ufuncs.power(x, 3))))
         cdf = ufuncs.multiply(0.5, ufuncs.add(1.0, ufuncs.tanh(inner)))
         return ufuncs.multiply(x, cdf)
     half_x = ufuncs.multiply(0.5, x)
-    return ufuncs.multiply(half_x, lax.erfc(ufuncs.multiply(ufuncs.negative(x), np.sqrt(0.5))))
+    scaled = ufuncs.multiply(ufuncs.negative(x), np.sqrt(0.5).astype(dt))
+    return ufuncs.multiply(half_x, lax.erfc(scaled))
 
 
 def elu(x, alpha=1.0):
     """Exponential linear unit: ``x`` if positive, else ``alpha * (exp(x) - 1)``."""
-    x, = promote_args_inexact("elu", x)
-    positive = ufuncs.greater(x, 0)
-    safe_x = ufuncs.where(positive, 0.0, x)
+    check_arraylike("elu", x)
+    x = asarray(x)
+    positive, positive_again = ufuncs.greater(x, 0), ufuncs.greater(x, 0)  # as JAX traces it
+    safe_x = ufuncs.where(positive_again, 0.0, x)
     return ufuncs.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe_x)))
 
 
 def leaky_relu(x, negative_slope=0.01):
     """``x`` if non-negative, else ``negative_slope * x``."""
-    x, = promote_args_inexact("leaky_relu", x)
+    check_arraylike("leaky_relu", x)
+    x = asarray(x)
     return ufuncs.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
 
 
@@ -96,8 +101,7 @@ def _shifted(x, axis, where):
 
 def softmax(x, axis=-1, where=None):
     """``exp(x) / sum(exp(x), axis)``, shifted by the maximum so it cannot overflow."""
-    check_arraylike("softmax", x)
-    unnormalized = ufuncs.exp(_shifted(asarray(x), axis, where))
+    unnormalized = ufuncs.exp(_shifted(x, axis, where))
     result = ufuncs.divide(unnormalized, reductions.sum(unnormalized, axis, where=where,
                                                         keepdims=True))
     return result if where is None else ufuncs.where(where, result, 0)
@@ -105,8 +109,7 @@ def softmax(x, axis=-1, where=None):
 
 def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x, axis)``, computed from the max-shifted ``x``."""
-    check_arraylike("log_softmax", x)
-    shifted = _shifted(asarray(x), axis, where)
+    shifted = _shifted(x, axis, where)
     total = reductions.sum(ufuncs.exp(shifted), axis, where=where, keepdims=True)
     result = ufuncs.subtract(shifted, ufuncs.log(total))
     return result if where is None else ufuncs.where(where, result, -np.inf)
@@ -124,7 +127,7 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     lhs = lax.expand_dims(x, (axis,))
     classes_shape = [1] * (len(shape) + 1)
     classes_shape[axis] = num_classes
-    classes = np.arange(num_classes, dtype=get_aval(x).dtype).reshape(classes_shape)
+    classes = lax.broadcasted_iota(get_aval(x).dtype, tuple(classes_shape), axis)
     return lax._convert_element_type(ufuncs.equal(lhs, classes), dtype, False)
 
 

@@ -13,6 +13,13 @@ from minijax.numpy.tensor_contractions import *  # noqa: F401,F403
 from minijax.numpy.indexing import *  # noqa: F401,F403
 from minijax.numpy import linalg  # noqa: F401
 
+import numpy as _np
+
+# Constants, as jax.numpy has them (plain Python floats, and None for newaxis)
+e, pi, euler_gamma = _np.e, _np.pi, _np.euler_gamma
+inf, nan = _np.inf, _np.nan
+newaxis = None
+
 from minijax.array import Array as ndarray  # noqa: F401  (jnp.ndarray is jax.Array)
 from minijax.array import Array as _Array
 from minijax.numpy.array_methods import install_array_methods as _install

@@ -23,10 +23,10 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
-from minijax.array import Array, array_from_numpy
+from minijax.array import Array
 from minijax.lax import _convert_element_type
-from minijax.lax.base import canonicalize_axis, standard_primitive
-from minijax.numpy.util import check_arraylike
+from minijax.lax.base import canonicalize_axis
+from minijax.numpy.util import check_arraylike, is_arraylike
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "logspace",
@@ -93,23 +93,14 @@ def _check_shape_arg(name: str, shape, dtype) -> None:
             "argument for the shape?")
 
 
+def _concrete_index(x) -> int:
+    """``operator.index(x)``; a tracer must be concrete (else its ConcretizationTypeError)."""
+    return operator.index(x.item() if _is_traced(x) else x)
+
+
 def _const(value, dtype):
     """``value`` as a (non-weak) constant or cast of dtype ``dtype``."""
     return _convert_element_type(value, dtype, False)
-
-
-# --------------------------------------------------------------------------
-# copy: the one primitive of this module
-# --------------------------------------------------------------------------
-
-copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype,
-                            lambda x: np.array(x, copy=True),
-                            weak_type_rule=lambda x: x.weak_type)
-
-
-def _array_copy(x):
-    """A new array with the contents of ``x`` (the ``copy`` primitive)."""
-    return copy_p.bind(x)
 
 
 # --------------------------------------------------------------------------
@@ -175,7 +166,7 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     if dtype is not None:
         dtype = _user_dtype(dtype, "array")
     if dtype is None and ndmin == 0 and _is_traced(object):
-        return _array_copy(object) if copy else object
+        return lax._array_copy(object) if copy else object
 
     weak_type = dtype is None and dtypes.is_weakly_typed(object)
     _check_int_overflow(object, dtype)
@@ -186,7 +177,7 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
         dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype
 
     if _is_array(object):
-        out = _array_copy(object) if copy else object
+        out = lax._array_copy(object) if copy else object
     elif not any(_is_array(leaf) for leaf in leaves):
         if not isinstance(object, (list, tuple)):
             object = leaves[0]
@@ -241,7 +232,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
         result = lax.ne(x, _const(0, get_aval(x).dtype))  # nonzero, not real part
     else:
         result = _convert_element_type(x, dtype, False)
-    return _array_copy(result) if copy else result
+    return lax._array_copy(result) if copy else result
 
 
 # --------------------------------------------------------------------------
@@ -343,8 +334,7 @@ def _concrete_scalar(x, name: str):
     """
     if x is None:
         return None
-    if _is_traced(x):
-        x.item()  # raises ConcretizationTypeError for an abstract tracer
+    if _is_traced(x):  # ``item`` raises ConcretizationTypeError for an abstract tracer
         value = np.asarray(x.item(), dtype=x.dtype)
     elif isinstance(x, Array):
         value = np.asarray(x)
@@ -370,7 +360,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         dtype = _user_dtype(dtype, "arange")
     if start is None:
         raise TypeError("must be real number, not NoneType")
-    check_arraylike("arange", *(x for x in (start, stop, step) if x is not None))
+    for pos, x in enumerate((start, stop, step)):
+        if x is not None and not is_arraylike(x):
+            raise TypeError("arange requires ndarray, scalar, or None arguments, got "
+                            f"{type(x)} at position {pos}.")
     start_name = "stop" if stop is None and step is None else "start"
     args = [(start, start_name), (stop, "stop"), (step, "step")]
     start_v, stop_v, step_v = (_concrete_scalar(x, name) for x, name in args)
@@ -416,8 +409,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     >>> linspace(0, 1, 5)
     Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
     """
-    num = operator.index(num)
-    axis = operator.index(axis)
+    num, axis = _concrete_index(num), _concrete_index(axis)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
@@ -460,7 +452,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0,
     >>> logspace(0, 2, 3)
     Array([  1.,  10., 100.], dtype=float32)
     """
-    num, axis = operator.index(num), operator.index(axis)
+    num, axis = _concrete_index(num), _concrete_index(axis)
     check_arraylike("logspace", start, stop)
     dtype, comp = _spaced_dtypes("logspace", start, stop, dtype)
     lin = linspace(_const(start, comp), _const(stop, comp), num, endpoint=endpoint,
@@ -475,7 +467,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
     >>> geomspace(1, 100, 3)
     Array([  1.,  10., 100.], dtype=float32)
     """
-    num, axis = operator.index(num), operator.index(axis)
+    num, axis = _concrete_index(num), _concrete_index(axis)
     check_arraylike("geomspace", start, stop)
     dtype, comp = _spaced_dtypes("geomspace", start, stop, dtype)
     start, stop = _const(start, comp), _const(stop, comp)

@@ -108,11 +108,29 @@ def _broadcast_arrays(*args):
     return [_broadcast_to(a, result_shape) for a in args]
 
 
+_SCALAR_TYPES = ((np.bool_, bool), (np.integer, int), (np.floating, float),
+                 (np.complexfloating, complex))
+
+
 def _const_like(example, value):
-    """``value`` as a constant of ``example``'s dtype (a Python scalar if that is weak)."""
+    """``value`` with ``example``'s type (JAX's ``lax._const``).
+
+    A Python scalar for a Python scalar or a weakly typed 0-d array (so that
+    ``i + size`` stays weak, as in JAX), else a NumPy constant of its dtype.
+    """
     if dtypes.is_python_scalar(example):
         return type(example)(value)
-    return np.array(value, dtypes.dtype(example))
+    aval = get_aval(example)
+    if aval.weak_type and aval.ndim == 0:
+        return next(t for kind, t in _SCALAR_TYPES if np.issubdtype(aval.dtype, kind))(value)
+    return np.array(value, aval.dtype)
+
+
+def _to_index_dtype(i):
+    """``i`` cast to int32; a known value is cast now, leaving no equation (JAX folds it)."""
+    if not _is_traced(i):
+        i = np.asarray(i)
+    return lax.convert_element_type(i, _INDEX_DTYPE)
 
 
 def _normalize_index(index, axis_size: int):
@@ -426,7 +444,7 @@ def _to_dynamic_slice(parsed, shape, *, mode) -> _DynamicSlice:
         else:
             starts.append(start), sizes.append(max(0, stop - start))
     if len(starts) > 1:  # dynamic_slice wants one index dtype
-        starts = [lax.convert_element_type(i, _INDEX_DTYPE) for i in starts]
+        starts = [_to_index_dtype(i) for i in starts]
     return _DynamicSlice(starts, sizes, rev, squeeze, newaxes, trivial)
 
 
@@ -514,7 +532,7 @@ def _to_gather(parsed, shape, normalize: bool) -> _GatherPlan:
             arrays = _broadcast_arrays(*advanced)
             adv_shape = list(_shape(arrays[0]))
             first = len(gather_indices_shape)
-            gather_indices += [(lax.convert_element_type(a, _INDEX_DTYPE), first)
+            gather_indices += [(_to_index_dtype(a), first)
                                for a in arrays]
             gather_indices_shape += adv_shape
             start_index_map += x_adv_axes
@@ -529,7 +547,7 @@ def _to_gather(parsed, shape, normalize: bool) -> _GatherPlan:
         if p.kind in (_Kind.INTEGER, _Kind.ARRAY) and _ndim(p.index) == 0:
             if shape[x_axis] == 0:
                 raise IndexError(f"index is out of bounds for axis {x_axis} with size 0")
-            gather_indices.append((lax.convert_element_type(p.index, _INDEX_DTYPE),
+            gather_indices.append((_to_index_dtype(p.index),
                                    len(gather_indices_shape)))
             collapsed_dims.append(x_axis)
             gather_slice_shape.append(1)
@@ -544,7 +562,7 @@ def _to_gather(parsed, shape, normalize: bool) -> _GatherPlan:
             slice_shape.append(length)
             if step == 1:  # a window: no index array needed unless it is partial
                 if length != shape[x_axis]:
-                    gather_indices.append((lax.convert_element_type(start, _INDEX_DTYPE),
+                    gather_indices.append((_to_index_dtype(start),
                                            len(gather_indices_shape)))
                     start_index_map.append(x_axis)
                 gather_slice_shape.append(length)

@@ -235,7 +235,11 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 
 
 def _axis_size(shape, axis) -> int:
-    return int(np.prod([shape[d] for d in _reduction_axes(len(shape), axis)], dtype=np.int64))
+    """Number of elements a reduction over ``axis`` combines (IndexError for a bad axis)."""
+    if axis is None:
+        return int(np.prod(shape, dtype=np.int64))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return int(np.prod([shape[d] for d in axes], dtype=np.int64))
 
 
 def _count(a, axis, keepdims, where, dtype):
@@ -386,6 +390,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         hi = lax.slice_in_dim(s, n // 2, n // 2 + 1, axis=s.ndim - 1)
         mid = lax.mul(lax.add(lo, hi), np.asarray(0.5, _aval(s).dtype))
         result = lax.squeeze(mid, (s.ndim - 1,))
+        result = ufuncs._where(any(ufuncs.isnan(a), axis=-1), np.asarray(np.nan, _aval(a).dtype),
+                               result)
     if keepdims:
         result = lax.expand_dims(result, axes)
     return result
@@ -577,6 +583,6 @@ def array_equiv(a1, a2):
     a1, a2 = asarray(a1), asarray(a2)
     try:
         eq = ufuncs.equal(a1, a2)
-    except (TypeError, ValueError):
+    except ValueError:  # incompatible ranks; equal ranks raise lax's TypeError, as in JAX
         return asarray(False)
     return all(eq)

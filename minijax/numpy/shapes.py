@@ -19,7 +19,7 @@ from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
 from minijax.lax import _convert_element_type
 from minijax.lax.base import canonicalize_axis
-from minijax.numpy.creation import array, asarray, canonicalize_shape, zeros
+from minijax.numpy.creation import _concrete_index, asarray, canonicalize_shape, zeros
 from minijax.numpy.util import check_arraylike, promote_dtypes
 
 __all__ = [
@@ -153,10 +153,7 @@ def permute_dims(a, /, axes: tuple[int, ...]):
     """``transpose`` with a required ``axes`` argument (the array API name)."""
     a, = _ensure_arraylike("permute_dims", a)
     nd = _aval(a).ndim
-    axes = _canonicalize_axes(axes, nd)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"repeated axis: {axes}")
-    return lax.transpose(a, axes)
+    return lax.transpose(a, _canonicalize_axes(axes, nd))
 
 
 def matrix_transpose(x, /):
@@ -260,6 +257,16 @@ def _is_array(x) -> bool:
     return isinstance(x, np.ndarray) or hasattr(x, "aval")
 
 
+def _length(arrays) -> int:
+    """``len(arrays)`` for a list, or for an array (or tracer) from its shape."""
+    if not _is_array(arrays):
+        return len(arrays)
+    shp = np.shape(arrays)
+    if not shp:
+        raise TypeError("len() of unsized object")
+    return shp[0]
+
+
 def _concatenate_array(arr, axis, dtype):
     """``concatenate`` of the rows of one array: a single reshape."""
     arr = asarray(arr, dtype=dtype)
@@ -314,7 +321,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     Array([[1, 3],
            [2, 4]], dtype=int32)
     """
-    if not len(arrays):
+    if not _length(arrays):
         raise ValueError("Need at least one array to stack.")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
@@ -374,7 +381,7 @@ def column_stack(tup):
 
 def _split(op: str, ary, indices_or_sections, axis: int = 0):
     ary, = _ensure_arraylike(op, ary)
-    axis = operator.index(axis)
+    axis = _concrete_index(axis)
     n = _aval(ary).shape[axis]
     if isinstance(indices_or_sections, (tuple, list)) or (
             _is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
@@ -522,7 +529,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     a = asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = operator.index(axis)
+    axis = _concrete_index(axis)
     aval = _aval(a)
     # ``repeats`` must be concrete: a tracer's ``tolist`` raises its ConcretizationTypeError
     reps = np.asarray(repeats.tolist() if hasattr(repeats, "aval") else repeats)
@@ -872,7 +879,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     aval = _aval(a)
     if aval.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
-    offset = operator.index(offset)
+    offset = _concrete_index(offset)
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n_rows, n_cols = aval.shape[axis1], aval.shape[axis2]
     d = max(0, min(n_rows + min(offset, 0), n_cols - max(offset, 0)))

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import operator
 
-import numpy as np
-
 from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import canonicalize_axis

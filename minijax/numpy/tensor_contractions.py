@@ -208,7 +208,7 @@ def outer(a, b, out=None):
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     check_arraylike("outer", a, b)
     a, b = promote_dtypes(asarray(a), asarray(b))
-    return lax.mul(lax.expand_dims(_ravel(a), (1,)), lax.expand_dims(_ravel(b), (0,)))
+    return ufuncs.multiply(lax.expand_dims(_ravel(a), (1,)), lax.expand_dims(_ravel(b), (0,)))
 
 
 def kron(a, b):
@@ -237,7 +237,10 @@ def trace(a, offset=0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     perm = tuple(d for d in range(len(shape)) if d not in (ax1, ax2)) + (ax1, ax2)
     if perm != tuple(range(len(shape))):
         a = lax.transpose(a, perm)
-    mask = np.eye(shape[ax1], shape[ax2], k=int(offset), dtype=bool)
+    eye_shape = (shape[ax1], shape[ax2])
+    rows = lax.broadcasted_iota(np.int32, eye_shape, 0)
+    cols = lax.broadcasted_iota(np.int32, eye_shape, 1)
+    mask = lax.eq(lax.add(rows, np.int32(offset)), cols)
     a = ufuncs._where(mask, a, ufuncs._full_like(a, 0))
     return reductions.sum(a, axis=(-2, -1), dtype=dtype)
 
@@ -289,8 +292,8 @@ def _check_sizes(terms, shapes):
             if sizes.get(ch, 1) == 1:
                 sizes[ch] = d
             elif d not in (1, sizes[ch]):
-                raise ValueError(f"Size of label '{ch}' for operand {i} ({d}) does not "
-                                 f"match previous terms ({sizes[ch]}).")
+                raise ValueError(f"Size of label '{ch}' for operand {i} ({sizes[ch]}) does "
+                                 f"not match previous terms ({d}).")  # sic: opt_einsum's order
 
 
 def _einsum_sum(x, axes, dtype):
@@ -309,18 +312,28 @@ def _sum_uniques(x, names: str, uniques, dtype):
     return x, "".join(n for n in names if n not in uniques)
 
 
+def _diagonal_mask(shape, axes):
+    """Bool array of ``shape``: true where the indices along ``axes`` are all equal."""
+    base = tuple(shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
+    eyes = [lax.eq(i, j) for i, j in zip(iotas[:-1], iotas[1:])]
+    mask = eyes[0]
+    for eye in eyes[1:]:
+        mask = lax.bitwise_and(mask, eye)
+    if base == tuple(shape):
+        return mask
+    return lax.broadcast_in_dim(mask, tuple(shape), tuple(axes))
+
+
 def _sum_repeats(x, names: str, keep: str, dtype):
     """Take the diagonal of every index repeated within one operand."""
     for name, count in Counter(names).items():
         if count < 2:
             continue
         axes = [i for i, n in enumerate(names) if n == name]
-        shape = _shape(x)
-        idx = [np.arange(shape[ax]).reshape([-1 if d == ax else 1 for d in range(len(shape))])
-               for ax in axes]
-        mask = np.logical_and.reduce([i == idx[0] for i in idx[1:]])
-        x = ufuncs._where(mask, x, ufuncs._full_like(x, 0))
-        drop = axes if name not in keep else axes[1:]
+        mask = _diagonal_mask(_shape(x), axes)
+        x = lax.select(mask, x, ufuncs._full_like(x, 0))
+        drop = axes if name not in keep else axes[:-1]
         x = _einsum_sum(x, drop, dtype)
         names = "".join(n for i, n in enumerate(names) if i not in drop)
     return x, names
@@ -360,7 +373,8 @@ def _einsum_pair(lhs, lnames, rhs, rnames, keep: str, final: str | None, precisi
     lrest = "".join(n for n in lnames if n not in shared)
     rrest = "".join(n for n in rnames if n not in shared)
     bnames = "".join(batch)
-    if final is not None and bnames + rrest + lrest == final != bnames + lrest + rrest:
+    if final is not None and bnames + lrest + rrest != final:
+        # As JAX does: when (lhs, rhs) would need a transpose, contract (rhs, lhs).
         lhs, lnames, rhs, rnames, lrest, rrest = rhs, rnames, lhs, lnames, rrest, lrest
     out = _dot_general(
         lhs, rhs, ([lnames.index(n) for n in contract], [rnames.index(n) for n in contract]),

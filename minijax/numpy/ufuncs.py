@@ -58,7 +58,8 @@ def _binary(name: str, lax_fn, promote=promote_args):
     def fn(x, y, /):
         return lax_fn(*promote(name, x, y))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise ``{name}`` of two arrays, with NumPy broadcasting and JAX type promotion."
+    fn.__doc__ = (f"Elementwise ``{name}`` of two arrays, with NumPy broadcasting and JAX "
+                  "type promotion.")
     return fn
 
 
@@ -85,13 +86,14 @@ def _is_int_or_bool(x) -> bool:
 
 
 def _const(x, value):
-    """A scalar constant with ``x``'s dtype *and weak type* (JAX's ``lax._const``).
+    """A scalar constant of ``x``'s dtype, in the manner of JAX's ``lax._const``.
 
-    Weak stays weak: ``jnp.isnan(1.)`` compares a weak float with itself and
-    ``lax.ne(x, _const(x, 0))`` of a weak ``x`` is a weak bool, as in JAX.
+    It is weakly typed exactly when ``x`` is a weakly typed *scalar*, so
+    ``jnp.deg2rad(1)`` stays weak while ``jnp.logical_not(bool_array + 0)``
+    does not, as in JAX.
     """
     aval = get_aval(x)
-    return lax._convert_element_type(value, aval.dtype, aval.weak_type)
+    return lax._convert_element_type(value, aval.dtype, aval.weak_type and aval.shape == ())
 
 
 def _strong_const(x, value) -> np.ndarray:
@@ -131,12 +133,20 @@ def _broadcast_to(x, shape):
 
 
 def _where(condition, x, y):
-    """Three-argument ``where``: promote ``x``/``y``, broadcast all three, ``lax.select``."""
-    x, y = promote_dtypes(x, y)
+    """Three-argument ``where``: promote ``x``/``y``, broadcast, one ``lax.select``.
+
+    A scalar ``condition`` is not broadcast: ``select_n`` accepts it as is.
+    """
     if _dtype(condition) != np.bool_:
         condition = lax.ne(condition, _const(condition, 0))
+    x, y = promote_dtypes(x, y)
+    cond_shape = get_aval(condition).shape
     shape = _broadcast_shapes(*(get_aval(a).shape for a in (condition, x, y)))
-    condition, x, y = (_broadcast_to(a, shape) for a in (condition, x, y))
+    x, y = _broadcast_to(x, shape), _broadcast_to(y, shape)
+    if cond_shape:
+        condition = _broadcast_to(condition, shape)
+    if 0 in shape:
+        return x
     return lax.select(condition, x, y)
 
 
@@ -171,7 +181,7 @@ def _int_floor_divide(x, y):
     different_signs = lax.ne(lax.sign(x), lax.sign(y))
     inexact = lax.ne(lax.rem(x, y), zero)
     return _where(lax.bitwise_and(different_signs, inexact),
-                  lax.sub(quotient, _const(x, 1)), quotient)
+                  subtract(quotient, 1), quotient)
 
 
 def _float_divmod(x, y):
@@ -181,7 +191,7 @@ def _float_divmod(x, y):
     div = lax.div(_where(lax.eq(y, zero), x, lax.sub(x, mod)), y)
     fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, y), mod)
-    div = lax.select(fix, lax.sub(div, _const(div, 1)), div)
+    div = lax.select(fix, subtract(div, 1.0), div)
     return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO), mod
 
 
@@ -194,20 +204,20 @@ def floor_divide(x1, x2, /):
 
 
 def _nonzero_divisor(x2):
-    """Replace integer zeros by one so that ``lax.rem`` never divides by zero."""
-    if not _is_int_or_bool(x2):
-        return x2
+    """Replace integer zeros by one, so that ``x % 0`` is 0 rather than XLA's ``x``."""
     return _where(lax.eq(x2, _const(x2, 0)), _full_like(x2, 1), x2)
 
 
 def remainder(x1, x2, /):
     """Elementwise remainder of ``x1 / x2`` with the sign of the divisor (NumPy's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
-    x2 = _nonzero_divisor(x2)
+    if _is(x2, np.integer):
+        x2 = _nonzero_divisor(x2)
     mod = lax.rem(x1, x2)
     zero = _const(mod, 0)
-    fix = lax.bitwise_and(lax.ne(lax.lt(mod, zero), lax.lt(x2, zero)), lax.ne(mod, zero))
-    return lax.select(fix, lax.add(mod, x2), mod)
+    mod_nonzero = lax.ne(mod, zero)
+    signs_differ = lax.ne(lax.lt(mod, zero), lax.lt(x2, zero))
+    return lax.select(lax.bitwise_and(signs_differ, mod_nonzero), lax.add(mod, x2), mod)
 
 
 mod = remainder
@@ -215,8 +225,10 @@ mod = remainder
 
 def fmod(x1, x2, /):
     """Elementwise remainder with the sign of the dividend (C's ``fmod``, XLA's ``rem``)."""
-    x1, x2 = promote_args_numeric("fmod", x1, x2)
-    return lax.rem(x1, _nonzero_divisor(x2))
+    check_arraylike("fmod", x1, x2)
+    if np.issubdtype(dtypes.result_type(x1, x2), np.integer):  # not for bools, as in JAX
+        x2 = _nonzero_divisor(asarray(x2))
+    return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 
 def divmod(x1, x2, /):
@@ -276,7 +288,7 @@ def pow(x1, x2, /):
 
 def abs(x, /):
     """Elementwise absolute value; unsigned and bool inputs are returned unchanged."""
-    x, = promote_args("abs", x)
+    x = asarray(*promote_args("abs", x))
     if _is(x, np.unsignedinteger) or _is(x, np.bool_):
         return x
     return lax.abs(x)
@@ -326,7 +338,7 @@ def clip(arr=None, /, min=None, max=None):
 def _keep_ints(name, lax_fn):
     """A rounding function: the identity on integers and bools, ``lax_fn`` on floats."""
     def fn(x, /):
-        x, = promote_args(name, x)
+        x = asarray(*promote_args(name, x))
         return x if _is_int_or_bool(x) else lax_fn(x)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``; integer inputs are returned unchanged."
@@ -356,8 +368,12 @@ def round(a, decimals: int = 0, out=None):
         return lax.round(a, to_even)
     if decimals > np.log10(np.finfo(_dtype(a)).max):
         return a
-    factor = _strong_const(a, 10 ** decimals)
-    return lax.div(lax.round(lax.mul(a, factor), to_even), factor)
+    dtype = _dtype(a)
+    if dtype == dtypes.float16:  # rescaling in float16 loses digits; JAX uses float32
+        a = lax._convert_element_type(a, dtypes.float32, get_aval(a).weak_type)
+    factor = _const(a, 10 ** decimals)
+    out = lax.div(lax.round(lax.mul(a, factor), to_even), factor)
+    return lax._convert_element_type(out, dtype, get_aval(out).weak_type)
 
 
 def around(a, decimals: int = 0, out=None):
@@ -392,8 +408,10 @@ def logaddexp(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
+    delta_is_nan = lax.ne(delta, delta)  # both infinite with the same sign
+    naive = lax.add(x1, x2)
     stable = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), stable)
+    return lax.select(delta_is_nan, naive, stable)
 
 
 # --- trigonometry -------------------------------------------------------------------
@@ -422,13 +440,13 @@ def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` computed without overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
     x1, x2 = lax.abs(x1), lax.abs(x2)
-    inf = _strong_const(x1, np.inf)
+    inf = _const(x1, np.inf)
     either_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
-    big_is_zero = lax.eq(big, _strong_const(big, 0))
-    safe_big = _where(big_is_zero, _full_like(big, 1), big)
+    big_is_zero = lax.eq(big, _const(big, 0))
+    safe_big = _where(lax.eq(big, _const(big, 0)), _full_like(big, 1), big)
     ratio = lax.div(small, safe_big)
-    out = lax.mul(big, lax.sqrt(lax.add(_strong_const(ratio, 1), lax.square(ratio))))
+    out = lax.mul(big, lax.sqrt(lax.add(_const(ratio, 1), lax.square(ratio))))
     out = _where(big_is_zero, big, out)
     return _where(either_inf, inf, out)
 
@@ -436,9 +454,9 @@ def hypot(x1, x2, /):
 def sinc(x, /):
     """Normalized sinc: ``sin(pi x) / (pi x)``, and 1 at 0."""
     x, = promote_args_inexact("sinc", x)
-    is_zero = lax.eq(x, _strong_const(x, 0))
-    pi_x = lax.mul(_strong_const(x, np.pi), x)
-    safe = _where(is_zero, _strong_const(x, 1), pi_x)
+    is_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe = _where(is_zero, _const(x, 1), pi_x)
     return _where(is_zero, _full_like(x, 1), lax.div(lax.sin(safe), safe))
 
 
@@ -453,7 +471,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
         check_arraylike("where", condition)
         import minijax.numpy as jnp  # nonzero lives with the indexing functions
-        return jnp.nonzero(condition, size=size, fill_value=fill_value)
+        nonzero = getattr(jnp, "nonzero", None)
+        if nonzero is None:
+            raise NotImplementedError("jnp.where(condition) needs jnp.nonzero, which this "
+                                      "build of minijax does not provide yet.")
+        return nonzero(condition, size=size, fill_value=fill_value)
     check_arraylike("where", condition, x, y)
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in "
@@ -502,8 +524,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     rtol = lax._convert_element_type(rtol, dt, False)
     atol = lax._convert_element_type(atol, dt, False)
     both_nan = lax.bitwise_and(isnan(a), isnan(b))
+    b_finite = isfinite(b)
     in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
-    out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(isfinite(b), in_range))
+    out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(b_finite, in_range))
     return lax.bitwise_or(out, both_nan) if equal_nan else out
 
 
@@ -546,9 +569,10 @@ def copysign(x1, x2, /):
 def heaviside(x1, x2, /):
     """Step function: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    zero = _strong_const(x1, 0)
+    zero = _const(x1, 0)
+    negative, positive = lax.lt(x1, zero), lax.gt(x1, zero)
     at_zero = _where(lax.ne(x1, x1), x1, x2)
-    return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), _strong_const(x1, 1), at_zero))
+    return _where(negative, zero, _where(positive, _const(x1, 1), at_zero))
 
 
 # --- comparisons and logic ---------------------------------------------------------------

@@ -62,15 +62,16 @@ def promote_shapes(fun_name: str, *args):
     """Give ``args`` a common rank by adding leading unit dimensions (NumPy's rule).
 
     Size-1 dimensions are left for lax to broadcast; rank-0 arguments are left
-    alone (lax broadcasts scalars). Incompatible shapes raise JAX's
-    ``TypeError`` naming the lax primitive's shapes.
+    alone (lax broadcasts scalars). When ranks differ, incompatible shapes
+    raise JAX's ``ValueError`` here; when they agree, the lax primitive raises
+    its ``TypeError`` (``add got incompatible shapes for broadcasting``).
     """
-    from minijax.lax import broadcast_to_rank
+    from minijax.lax import broadcast_shapes, broadcast_to_rank
     shapes = [np.shape(x) if not hasattr(x, "aval") else x.aval.shape for x in args]
     nonscalar_ranks = {len(s) for s in shapes if s}
     if len(nonscalar_ranks) < 2:
         return list(args)
-    result_rank = max(nonscalar_ranks)
+    result_rank = len(broadcast_shapes(*shapes))  # JAX's ValueError if incompatible
     return [broadcast_to_rank(x, result_rank) if s and len(s) < result_rank else x
             for x, s in zip(args, shapes)]
 

@@ -1,4 +1,6 @@
-"""Chapter 00 — ``minijax.scipy.special``: ``logsumexp``, ``erf``, ``erfinv``, ``expit``, ``logit``, as ``jax.scipy.special``.
+"""Chapter 00 — ``minijax.scipy.special``: ``logsumexp``, ``erf``, ``erfinv``, ``expit``, ``logit``.
+
+The same functions as ``jax.scipy.special``.
 
 The special functions are single lax primitives (``erf``, ``erf_inv``,
 ``logistic``, ``lgamma``) after the usual promotion of integers to float32.
@@ -67,11 +69,11 @@ def _special(name: str, lax_fn, doc: str):
     return fn
 
 
-erf = _special("erf", lambda x: lax.erf(x), "The error function ``2/sqrt(pi) * int_0^x exp(-t**2) dt``.")
-erfc = _special("erfc", lambda x: lax.erfc(x), "The complementary error function ``1 - erf(x)``.")
-erfinv = _special("erfinv", lambda x: lax.erf_inv(x), "The inverse of :func:`erf` on ``(-1, 1)``.")
-expit = _special("expit", lambda x: lax.logistic(x), "The logistic sigmoid ``1 / (1 + exp(-x))``.")
-gammaln = _special("gammaln", lambda x: lax.lgamma(x), "``log|Gamma(x)|``.")
+erf = _special("erf", lax.erf, "The error function ``2/sqrt(pi) * int_0^x exp(-t**2) dt``.")
+erfc = _special("erfc", lax.erfc, "The complementary error function ``1 - erf(x)``.")
+erfinv = _special("erfinv", lax.erf_inv, "The inverse of :func:`erf` on ``(-1, 1)``.")
+expit = _special("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
+gammaln = _special("gammaln", lax.lgamma, "``log|Gamma(x)|``.")
 
 
 def logit(x):
