@@ -72,6 +72,29 @@ class ShapedArray:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+class HasAval:
+    """Array metadata read from ``self.aval``: the base of ``Array`` and ``Tracer``.
+
+    Everything here is known without the numbers, so it never waits for a
+    computation and works the same on a traced value.
+    """
+    __slots__ = ()
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            "JAX arrays are immutable and do not support in-place item assignment. "
+            "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of a concrete value: an Array, a NumPy array or a Python scalar.
 

@@ -19,12 +19,12 @@ import importlib
 import numpy as np
 
 from minijax import dtypes
-from minijax.abstract_arrays import ShapedArray
+from minijax.abstract_arrays import HasAval, ShapedArray
 from minijax.buffers import Buffer
 from minijax.devices import Device
 
 
-class Array:
+class Array(HasAval):
     """An immutable array living on a device. Create one with ``jnp.array``."""
     __slots__ = ("aval", "_buffer", "__weakref__")
     __array_priority__ = 100  # NumPy defers ``ndarray + Array`` to us
@@ -33,14 +33,7 @@ class Array:
         self.aval = aval
         self._buffer = buffer
 
-    # --- metadata: from the aval, never waits -------------------------------
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    weak_type = property(lambda self: self.aval.weak_type)
-    ndim = property(lambda self: len(self.aval.shape))
-    size = property(lambda self: self.aval.size)
-    itemsize = property(lambda self: self.aval.dtype.itemsize)
-    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    # metadata (shape, dtype, ndim...) comes from the aval, via HasAval
 
     @property
     def device(self) -> Device:
@@ -139,12 +132,6 @@ class Array:
 
     def __hash__(self):
         raise TypeError(f"unhashable type: '{type(self).__name__}'")
-
-    def __setitem__(self, idx, value):
-        raise TypeError(
-            "JAX arrays are immutable and do not support in-place item assignment. "
-            "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
-            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
     # --- printing, exactly as JAX prints ---------------------------------------
     def __repr__(self):

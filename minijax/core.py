@@ -32,9 +32,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from minijax import dtypes
-from minijax.abstract_arrays import ShapedArray, get_aval as _concrete_aval
-from minijax.array import Array
+from minijax.abstract_arrays import HasAval, ShapedArray, get_aval as _concrete_aval
 from minijax.dispatch import apply_primitive
 from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,
                             TracerBoolConversionError, TracerIntegerConversionError,
@@ -130,7 +128,7 @@ def bind(primitive: Primitive, args, params):
 set_bind_dispatcher(bind)
 
 
-class Tracer:
+class Tracer(HasAval):
     """A value being traced: it has an aval and belongs to one trace.
 
     Subclasses add their payload (a primal and a tangent, a value and a batch
@@ -149,13 +147,6 @@ class Tracer:
     def aval(self) -> ShapedArray:
         raise NotImplementedError
 
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    weak_type = property(lambda self: self.aval.weak_type)
-    ndim = property(lambda self: len(self.aval.shape))
-    size = property(lambda self: self.aval.size)
-    itemsize = property(lambda self: self.aval.dtype.itemsize)
-    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
     def to_concrete_value(self):
         """The concrete value behind this tracer, if its trace knows one, else None."""
@@ -211,13 +202,6 @@ class Tracer:
 
     def __hash__(self):
         raise TypeError(f"unhashable type: '{type(self).__name__}'")
-
-    def __setitem__(self, idx, value):
-        raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment. JAX "
-            "arrays are immutable. Instead of ``x[idx] = y``, use "
-            "``x = x.at[idx].set(y)`` or another .at[] method: "
-            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
 install_array_methods(Tracer)

@@ -12,6 +12,7 @@ mistake under minijax reads the same message as under JAX.
 """
 from __future__ import annotations
 
+import operator
 from typing import Callable, Sequence
 
 import numpy as np
@@ -39,33 +40,6 @@ _JNP_EQUIVALENTS = {
     "sign": "sign", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt", "sub": "subtract",
     "tan": "tan", "tanh": "tanh",
 }
-
-# dtype families accepted by elementwise primitives
-_bool = [dtypes.bool_]
-_signed = [dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64]
-_unsigned = [dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64]
-_int = _signed + _unsigned
-_float = [dtypes.float16, dtypes.float32, dtypes.float64]
-_complex = [dtypes.complex64, dtypes.complex128]
-_num = _int + _float + _complex
-_any = _bool + _num
-_bool_or_int = _bool + _int
-_inexact = _float + _complex
-_ordered = _bool + _int + _float  # types with a total order (no complex)
-
-DTYPE_FAMILIES = {
-    "bool": _bool, "signed": _signed, "unsigned": _unsigned, "int": _int,
-    "float": _float, "complex": _complex, "num": _num, "any": _any,
-    "bool_or_int": _bool_or_int, "inexact": _inexact, "ordered": _ordered,
-}
-
-_family_names = {
-    id(_bool): "bool", id(_int): "int", id(_float): "floating",
-    id(_inexact): "floating or complex", id(_num): "numeric",
-    id(_bool_or_int): "bool or int", id(_ordered): "bool, int or floating",
-    id(_any): "any", id(_signed): "signed int", id(_complex): "complex",
-}
-
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
                        impl: Callable, weak_type_rule: Callable | None = None
@@ -147,57 +121,130 @@ def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
         raise TypeError(msg)
 
 
-def check_dtype_family(name: str, aval: ShapedArray, accepted: list, position: int = 0):
-    if aval.dtype not in accepted:
-        family = _family_names.get(id(accepted), ", ".join(str(d) for d in accepted))
+# --- dtype families, named as JAX names them in its errors ------------------------
+# JAX prints each family by iterating over a set of NumPy abstract types; the
+# orders below are the ones JAX 0.10 prints.
+class Family:
+    """The dtypes a primitive accepts at one position: NumPy types and JAX's wording."""
+
+    def __init__(self, *types):
+        self.types = types
+        self.names = ", ".join(t.__name__ for t in types)
+
+    def __contains__(self, dtype) -> bool:
+        return any(np.issubdtype(dtype, t) for t in self.types)
+
+
+INT = Family(np.integer)
+FLOAT = Family(np.floating)
+COMPLEX = Family(np.complexfloating)
+INEXACT = Family(np.floating, np.complexfloating)
+NUM = Family(np.integer, np.floating, np.complexfloating)
+INT_OR_FLOAT = Family(np.integer, np.floating)
+BOOL_OR_INT = Family(np.integer, np.bool_)
+ORDERED = Family(np.integer, np.floating, np.bool_)
+ANY = Family(np.integer, np.bool_, np.floating, np.complexfloating)
+SIGNED_OR_INEXACT = Family(np.floating, np.complexfloating, np.signedinteger)
+COMPLEX_PARTS = Family(np.float32, np.float64)
+COMPLEX_OR_PARTS = Family(np.float32, np.complexfloating, np.float64)
+
+
+def check_family(name: str, aval: ShapedArray, family: Family, position=None):
+    """Raise JAX's TypeError when ``aval``'s dtype is not in ``family``."""
+    if aval.dtype in family:
+        return
+    if position is None:
         raise TypeError(f"{name} does not accept dtype {aval.dtype}. Accepted dtypes "
-                        f"are subtypes of {family}.")
+                        f"are subtypes of {family.names}.")
+    raise TypeError(f"{name} does not accept dtype {aval.dtype} at position {position}. "
+                    f"Accepted dtypes at position {position} are subtypes of "
+                    f"{family.names}.")
 
 
-def naryop_dtype_rule(name: str, accepted: Sequence[list], result_dtype=None):
-    """Operands must share a dtype from the accepted family (per position).
+# --- primitive constructors ---------------------------------------------------------
+def numpy_impl(fn, params=()):
+    """An impl rule calling ``fn`` with the ``params`` it needs, NumPy warnings off.
 
-    ``result_dtype`` overrides the output dtype (comparisons return bool).
+    IEEE results such as ``log(0) = -inf`` or ``0/0 = nan`` are values, not
+    errors, in JAX, so NumPy must not warn about them either.
     """
-    def rule(*avals, **params):
-        for i, (aval, acc) in enumerate(zip(avals, accepted)):
-            check_dtype_family(name, aval, acc, i)
-        check_same_dtypes(name, *avals)
-        if result_dtype is not None:
-            return np.dtype(result_dtype(avals[0].dtype) if callable(result_dtype)
-                            else result_dtype)
-        return avals[0].dtype
-    return rule
+    def impl(*args, **all_params):
+        with np.errstate(all="ignore"):
+            return fn(*args, **{k: all_params[k] for k in params if k in all_params})
+    return impl
 
 
-# --- elementwise constructors ---------------------------------------------------
-
-def unop(name: str, impl: Callable, accepted: list, result_dtype=None) -> Primitive:
-    """An elementwise primitive of one operand that keeps its shape and weak type."""
-    return standard_primitive(
-        name, lambda x, **_: x.shape, naryop_dtype_rule(name, [accepted], result_dtype),
-        impl, weak_type_rule=_first_weak)
+def same_shape(x, **_):
+    return x.shape
 
 
-def naryop(name: str, impl: Callable, accepted: Sequence[list], result_dtype=None,
-           weak_type_rule: Callable | None = None) -> Primitive:
-    """An elementwise primitive of several operands of one dtype, broadcasting like lax.
+def unop(name: str, fn, family: Family, result_dtype=None, params=()):
+    """An elementwise primitive of one operand; it keeps the operand's shape and weak type."""
+    def dtype_rule(x, **_):
+        check_family(name, x, family)
+        return x.dtype if result_dtype is None else np.dtype(result_dtype(x.dtype))
+    return standard_primitive(name, same_shape, dtype_rule, numpy_impl(fn, params),
+                              weak_type_rule=lambda x, **_: x.weak_type)
 
-    Results are weakly typed when all operands are (``lax.add(1., 2.)`` is a
-    weak float32), except for comparisons, whose bool result is never weak.
+
+def naryop(name: str, fn, families, result_dtype=None, same_dtypes: bool = True,
+            params=()):
+    """An elementwise primitive of several operands broadcasting as lax does.
+
+    Operands must share one dtype (unless ``same_dtypes`` is false), taken
+    from the family of their position; ``result_dtype(*avals, **params)``
+    overrides the output dtype (comparisons return bool). The result is weak
+    when every operand is.
     """
-    if weak_type_rule is None and result_dtype is not None:
-        weak_type_rule = lambda *a, **p: False
-    return standard_primitive(
-        name, broadcasting_shape_rule(name), naryop_dtype_rule(name, accepted, result_dtype),
-        impl, weak_type_rule=weak_type_rule)
+    def dtype_rule(*avals, out_dtype=None, **_):
+        for i, (aval, family) in enumerate(zip(avals, families)):
+            check_family(name, aval, family, i)
+        if same_dtypes and out_dtype is None:
+            check_same_dtypes(name, *avals)
+        if out_dtype is not None:
+            return dtypes.canonicalize_dtype(dtypes.dtype(out_dtype))
+        return avals[0].dtype if result_dtype is None else np.dtype(result_dtype(*avals))
+    return standard_primitive(name, broadcasting_shape_rule(name), dtype_rule,
+                              numpy_impl(fn, params))
+
+
+# --- shapes and axes given by users ---------------------------------------------------
+def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
+    """A shape as a tuple of Python ints (an int ``n`` means ``(n,)``), or JAX's TypeError.
+
+    Accepts ints, sequences of ints and 0/1-d integer arrays; anything else
+    (floats, ``None``, a traced value) raises the error JAX raises.
+    """
+    if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+        raise TypeError(f"{msg} {context}." if context else msg) from None
+
+
+def check_shapelike(fun_name: str, arg_name: str, obj) -> None:
+    """JAX's check that ``obj`` is a 1-D sequence of non-negative integers."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
+                        f"got {type(obj)}.")
+    if not len(obj):
+        return
+    ndim = np.ndim(np.array(obj, dtype=object))
+    if ndim != 1:
+        raise TypeError(f"{fun_name} {arg_name} must be 1-dimensional, got {ndim}.")
+    try:
+        [operator.index(d) for d in obj]
+    except TypeError as err:
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer "
+                        f"type, got {tuple(map(type, obj))}.") from err
+    if not all(d >= 0 for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
+                        f"got {obj}.")
 
 
 # --- helpers for impl rules -------------------------------------------------------
-
-def broadcast_to_shape(x: np.ndarray, shape) -> np.ndarray:
-    return np.broadcast_to(x, shape)
-
 
 def canonicalize_axis(axis: int, ndim: int) -> int:
     """Turn a possibly negative axis into a non-negative one, or raise JAX's ValueError."""

@@ -1,6 +1,6 @@
 """Chapter 00 — elementwise primitives: math, comparisons, logic, conversions.
 
-Each primitive is one line built by :func:`_unop` or :func:`_naryop` (thin
+Each primitive is one line built by :func:`unop` or :func:`naryop` (thin
 versions of :func:`minijax.lax.base.standard_primitive` that raise JAX's exact
 dtype errors) plus its NumPy impl, followed by its ``lax`` wrapper with JAX's
 signature. Semantics follow XLA, not NumPy, where they differ, and the impl
@@ -37,8 +37,10 @@ from scipy import special as _special
 from minijax import dtypes
 from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.array import Array, array_from_numpy
-from minijax.lax.base import (broadcasting_shape_rule, check_same_dtypes,
-                              standard_primitive)
+from minijax.lax.base import (ANY, BOOL_OR_INT, COMPLEX, COMPLEX_OR_PARTS, COMPLEX_PARTS,
+                              FLOAT, INEXACT, INT, INT_OR_FLOAT, NUM, ORDERED,
+                              SIGNED_OR_INEXACT, check_family, check_same_dtypes, naryop, numpy_impl,
+                              same_shape, standard_primitive, unop)
 
 __all__ = [
     # arithmetic
@@ -66,93 +68,6 @@ __all__ = [
     # conversions
     "convert_element_type", "bitcast_convert_type", "reduce_precision",
 ]
-
-
-# --- dtype families, named as JAX names them in its errors ------------------------
-# JAX prints each family by iterating over a set of NumPy abstract types; the
-# orders below are the ones JAX 0.10 prints.
-class _Family:
-    """The dtypes a primitive accepts at one position: NumPy types and JAX's wording."""
-
-    def __init__(self, *types):
-        self.types = types
-        self.names = ", ".join(t.__name__ for t in types)
-
-    def __contains__(self, dtype) -> bool:
-        return any(np.issubdtype(dtype, t) for t in self.types)
-
-
-_INT = _Family(np.integer)
-_FLOAT = _Family(np.floating)
-_COMPLEX = _Family(np.complexfloating)
-_INEXACT = _Family(np.floating, np.complexfloating)
-_NUM = _Family(np.integer, np.floating, np.complexfloating)
-_INT_OR_FLOAT = _Family(np.integer, np.floating)
-_BOOL_OR_INT = _Family(np.integer, np.bool_)
-_ORDERED = _Family(np.integer, np.floating, np.bool_)
-_ANY = _Family(np.integer, np.bool_, np.floating, np.complexfloating)
-_SIGNED_OR_INEXACT = _Family(np.floating, np.complexfloating, np.signedinteger)
-_COMPLEX_PARTS = _Family(np.float32, np.float64)
-_COMPLEX_OR_PARTS = _Family(np.float32, np.complexfloating, np.float64)
-
-
-def _check_family(name: str, aval: ShapedArray, family: _Family, position=None):
-    """Raise JAX's TypeError when ``aval``'s dtype is not in ``family``."""
-    if aval.dtype in family:
-        return
-    if position is None:
-        raise TypeError(f"{name} does not accept dtype {aval.dtype}. Accepted dtypes "
-                        f"are subtypes of {family.names}.")
-    raise TypeError(f"{name} does not accept dtype {aval.dtype} at position {position}. "
-                    f"Accepted dtypes at position {position} are subtypes of "
-                    f"{family.names}.")
-
-
-# --- primitive constructors ---------------------------------------------------------
-def _numpy_impl(fn, params=()):
-    """An impl rule calling ``fn`` with the ``params`` it needs, NumPy warnings off.
-
-    IEEE results such as ``log(0) = -inf`` or ``0/0 = nan`` are values, not
-    errors, in JAX, so NumPy must not warn about them either.
-    """
-    def impl(*args, **all_params):
-        with np.errstate(all="ignore"):
-            return fn(*args, **{k: all_params[k] for k in params if k in all_params})
-    return impl
-
-
-def _same_shape(x, **_):
-    return x.shape
-
-
-def _unop(name: str, fn, family: _Family, result_dtype=None, params=()):
-    """An elementwise primitive of one operand; it keeps the operand's shape and weak type."""
-    def dtype_rule(x, **_):
-        _check_family(name, x, family)
-        return x.dtype if result_dtype is None else np.dtype(result_dtype(x.dtype))
-    return standard_primitive(name, _same_shape, dtype_rule, _numpy_impl(fn, params),
-                              weak_type_rule=lambda x, **_: x.weak_type)
-
-
-def _naryop(name: str, fn, families, result_dtype=None, same_dtypes: bool = True,
-            params=()):
-    """An elementwise primitive of several operands broadcasting as lax does.
-
-    Operands must share one dtype (unless ``same_dtypes`` is false), taken
-    from the family of their position; ``result_dtype(*avals, **params)``
-    overrides the output dtype (comparisons return bool). The result is weak
-    when every operand is.
-    """
-    def dtype_rule(*avals, out_dtype=None, **_):
-        for i, (aval, family) in enumerate(zip(avals, families)):
-            _check_family(name, aval, family, i)
-        if same_dtypes and out_dtype is None:
-            check_same_dtypes(name, *avals)
-        if out_dtype is not None:
-            return _canonical(out_dtype)
-        return avals[0].dtype if result_dtype is None else np.dtype(result_dtype(*avals))
-    return standard_primitive(name, broadcasting_shape_rule(name), dtype_rule,
-                              _numpy_impl(fn, params))
 
 
 def _accuracy(accuracy) -> dict:
@@ -275,7 +190,7 @@ def _integer_pow_impl(x, *, y):
 
 
 def _integer_pow_dtype_rule(x, *, y):
-    _check_family("integer_pow", x, _NUM)
+    check_family("integer_pow", x, NUM)
     if y < 0 and np.issubdtype(x.dtype, np.integer):
         raise TypeError("Integers cannot be raised to negative powers, got "
                         f"integer_pow({_jax_str(x)}, {y})")
@@ -293,23 +208,23 @@ def _pow_dtype_rule(x, y):
                     f"{x.dtype} and {y.dtype} respectively.")
 
 
-neg_p = _unop("neg", np.negative, _NUM)
-sign_p = _unop("sign", _sign_impl, _NUM)
-add_p = _naryop("add", np.add, [_NUM, _NUM])
-sub_p = _naryop("sub", np.subtract, [_NUM, _NUM])
-mul_p = _naryop("mul", _mul_impl, [_NUM, _NUM], params=("out_dtype",))
-div_p = _naryop("div", _div_impl, [_NUM, _NUM])
-rem_p = _naryop("rem", _rem_impl, [_INT_OR_FLOAT, _INT_OR_FLOAT])
-max_p = _naryop("max", _minmax_impl(take_max=True), [_ANY, _ANY])
-min_p = _naryop("min", _minmax_impl(take_max=False), [_ANY, _ANY])
-abs_p = _unop("abs", np.abs, _SIGNED_OR_INEXACT, result_dtype=_real_dtype)
-square_p = _unop("square", np.square, _NUM)
+neg_p = unop("neg", np.negative, NUM)
+sign_p = unop("sign", _sign_impl, NUM)
+add_p = naryop("add", np.add, [NUM, NUM])
+sub_p = naryop("sub", np.subtract, [NUM, NUM])
+mul_p = naryop("mul", _mul_impl, [NUM, NUM], params=("out_dtype",))
+div_p = naryop("div", _div_impl, [NUM, NUM])
+rem_p = naryop("rem", _rem_impl, [INT_OR_FLOAT, INT_OR_FLOAT])
+max_p = naryop("max", _minmax_impl(take_max=True), [ANY, ANY])
+min_p = naryop("min", _minmax_impl(take_max=False), [ANY, ANY])
+abs_p = unop("abs", np.abs, SIGNED_OR_INEXACT, result_dtype=_real_dtype)
+square_p = unop("square", np.square, NUM)
 integer_pow_p = standard_primitive(
-    "integer_pow", _same_shape, _integer_pow_dtype_rule,
-    _numpy_impl(_integer_pow_impl, ("y",)), weak_type_rule=lambda x, **_: x.weak_type)
-pow_p = _naryop("pow", lambda x, y: np.power(x, y.astype(x.dtype)), [_INEXACT, _NUM],
+    "integer_pow", same_shape, _integer_pow_dtype_rule,
+    numpy_impl(_integer_pow_impl, ("y",)), weak_type_rule=lambda x, **_: x.weak_type)
+pow_p = naryop("pow", lambda x, y: np.power(x, y.astype(x.dtype)), [INEXACT, NUM],
                 result_dtype=_pow_dtype_rule, same_dtypes=False)
-nextafter_p = _naryop("nextafter", np.nextafter, [_FLOAT, _FLOAT])
+nextafter_p = naryop("nextafter", np.nextafter, [FLOAT, FLOAT])
 
 
 def neg(x):
@@ -411,10 +326,10 @@ def _round_impl(x, *, rounding_method):
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
 
 
-floor_p = _unop("floor", np.floor, _FLOAT)
-ceil_p = _unop("ceil", np.ceil, _FLOAT)
-round_p = _unop("round", _round_impl, _FLOAT, params=("rounding_method",))
-is_finite_p = _unop("is_finite", np.isfinite, _FLOAT, result_dtype=_bool_dtype)
+floor_p = unop("floor", np.floor, FLOAT)
+ceil_p = unop("ceil", np.ceil, FLOAT)
+round_p = unop("round", _round_impl, FLOAT, params=("rounding_method",))
+is_finite_p = unop("is_finite", np.isfinite, FLOAT, result_dtype=_bool_dtype)
 
 
 def floor(x):
@@ -445,17 +360,17 @@ def _logistic_impl(x):
     return 1 / (1 + np.exp(-x))
 
 
-exp_p = _unop("exp", np.exp, _INEXACT)
-exp2_p = _unop("exp2", np.exp2, _INEXACT)
-log_p = _unop("log", np.log, _INEXACT)
-log1p_p = _unop("log1p", np.log1p, _INEXACT)
-expm1_p = _unop("expm1", np.expm1, _INEXACT)
-logistic_p = _unop("logistic", _logistic_impl, _INEXACT)
-sqrt_p = _unop("sqrt", np.sqrt, _INEXACT)
-rsqrt_p = _unop("rsqrt", lambda x: 1 / np.sqrt(x), _INEXACT)
+exp_p = unop("exp", np.exp, INEXACT)
+exp2_p = unop("exp2", np.exp2, INEXACT)
+log_p = unop("log", np.log, INEXACT)
+log1p_p = unop("log1p", np.log1p, INEXACT)
+expm1_p = unop("expm1", np.expm1, INEXACT)
+logistic_p = unop("logistic", _logistic_impl, INEXACT)
+sqrt_p = unop("sqrt", np.sqrt, INEXACT)
+rsqrt_p = unop("rsqrt", lambda x: 1 / np.sqrt(x), INEXACT)
 # NumPy's float32 cbrt is off by an ulp even for cubes (cbrt(-27.) = -2.9999998);
 # computing in float64 gives the correctly rounded result, as XLA does.
-cbrt_p = _unop("cbrt", lambda x: np.cbrt(x.astype(np.float64)).astype(x.dtype), _FLOAT)
+cbrt_p = unop("cbrt", lambda x: np.cbrt(x.astype(np.float64)).astype(x.dtype), FLOAT)
 
 
 def exp(x, *, accuracy=None):
@@ -510,19 +425,19 @@ def _atan2_impl(x, y):
     return np.arctan2(x, y)
 
 
-sin_p = _unop("sin", np.sin, _INEXACT)
-cos_p = _unop("cos", np.cos, _INEXACT)
-tan_p = _unop("tan", np.tan, _INEXACT)
-asin_p = _unop("asin", np.arcsin, _INEXACT)
-acos_p = _unop("acos", np.arccos, _INEXACT)
-atan_p = _unop("atan", np.arctan, _INEXACT)
-atan2_p = _naryop("atan2", _atan2_impl, [_INEXACT, _INEXACT])
-sinh_p = _unop("sinh", np.sinh, _INEXACT)
-cosh_p = _unop("cosh", np.cosh, _INEXACT)
-tanh_p = _unop("tanh", np.tanh, _INEXACT)
-asinh_p = _unop("asinh", np.arcsinh, _INEXACT)
-acosh_p = _unop("acosh", np.arccosh, _INEXACT)
-atanh_p = _unop("atanh", np.arctanh, _INEXACT)
+sin_p = unop("sin", np.sin, INEXACT)
+cos_p = unop("cos", np.cos, INEXACT)
+tan_p = unop("tan", np.tan, INEXACT)
+asin_p = unop("asin", np.arcsin, INEXACT)
+acos_p = unop("acos", np.arccos, INEXACT)
+atan_p = unop("atan", np.arctan, INEXACT)
+atan2_p = naryop("atan2", _atan2_impl, [INEXACT, INEXACT])
+sinh_p = unop("sinh", np.sinh, INEXACT)
+cosh_p = unop("cosh", np.cosh, INEXACT)
+tanh_p = unop("tanh", np.tanh, INEXACT)
+asinh_p = unop("asinh", np.arcsinh, INEXACT)
+acosh_p = unop("acosh", np.arccosh, INEXACT)
+atanh_p = unop("atanh", np.arctanh, INEXACT)
 
 
 def sin(x, *, accuracy=None):
@@ -596,11 +511,11 @@ def _digamma_impl(x):
     return np.where(pole, np.nan, _special.psi(x))
 
 
-erf_p = _unop("erf", _special.erf, _FLOAT)
-erfc_p = _unop("erfc", _special.erfc, _FLOAT)
-erf_inv_p = _unop("erf_inv", _special.erfinv, _FLOAT)
-lgamma_p = _unop("lgamma", _special.gammaln, _FLOAT)
-digamma_p = _unop("digamma", _digamma_impl, _FLOAT)
+erf_p = unop("erf", _special.erf, FLOAT)
+erfc_p = unop("erfc", _special.erfc, FLOAT)
+erf_inv_p = unop("erf_inv", _special.erfinv, FLOAT)
+lgamma_p = unop("lgamma", _special.gammaln, FLOAT)
+digamma_p = unop("digamma", _digamma_impl, FLOAT)
 
 
 def erf(x):
@@ -636,12 +551,12 @@ def _complex_impl(x, y):
     return out
 
 
-real_p = _unop("real", np.real, _COMPLEX, result_dtype=_real_dtype)
-imag_p = _unop("imag", np.imag, _COMPLEX, result_dtype=_real_dtype)
-complex_p = _naryop("complex", _complex_impl, [_COMPLEX_PARTS, _COMPLEX_PARTS],
+real_p = unop("real", np.real, COMPLEX, result_dtype=_real_dtype)
+imag_p = unop("imag", np.imag, COMPLEX, result_dtype=_real_dtype)
+complex_p = naryop("complex", _complex_impl, [COMPLEX_PARTS, COMPLEX_PARTS],
                     result_dtype=lambda x, y: _complex_dtype(x.dtype))
-conj_p = _unop("conj", lambda x: np.conj(x).astype(_complex_dtype(x.dtype)),
-               _COMPLEX_OR_PARTS, result_dtype=_complex_dtype)
+conj_p = unop("conj", lambda x: np.conj(x).astype(_complex_dtype(x.dtype)),
+               COMPLEX_OR_PARTS, result_dtype=_complex_dtype)
 
 
 def real(x):
@@ -705,17 +620,17 @@ def _shift_right_arithmetic_impl(x, y):
     return np.asarray(out).view(x.dtype)  # copies of the top bit come in, even for unsigned x
 
 
-not_p = _unop("not", np.invert, _BOOL_OR_INT)
-and_p = _naryop("and", np.bitwise_and, [_BOOL_OR_INT, _BOOL_OR_INT])
-or_p = _naryop("or", np.bitwise_or, [_BOOL_OR_INT, _BOOL_OR_INT])
-xor_p = _naryop("xor", np.bitwise_xor, [_BOOL_OR_INT, _BOOL_OR_INT])
-population_count_p = _unop("population_count", _population_count_impl, _INT)
-clz_p = _unop("clz", _clz_impl, _INT)
-shift_left_p = _naryop("shift_left", _shift_left_impl, [_INT, _INT])
-shift_right_logical_p = _naryop("shift_right_logical", _shift_right_logical_impl,
-                                [_INT, _INT])
-shift_right_arithmetic_p = _naryop("shift_right_arithmetic", _shift_right_arithmetic_impl,
-                                   [_INT, _INT])
+not_p = unop("not", np.invert, BOOL_OR_INT)
+and_p = naryop("and", np.bitwise_and, [BOOL_OR_INT, BOOL_OR_INT])
+or_p = naryop("or", np.bitwise_or, [BOOL_OR_INT, BOOL_OR_INT])
+xor_p = naryop("xor", np.bitwise_xor, [BOOL_OR_INT, BOOL_OR_INT])
+population_count_p = unop("population_count", _population_count_impl, INT)
+clz_p = unop("clz", _clz_impl, INT)
+shift_left_p = naryop("shift_left", _shift_left_impl, [INT, INT])
+shift_right_logical_p = naryop("shift_right_logical", _shift_right_logical_impl,
+                                [INT, INT])
+shift_right_arithmetic_p = naryop("shift_right_arithmetic", _shift_right_arithmetic_impl,
+                                   [INT, INT])
 
 
 def bitwise_not(x):
@@ -764,12 +679,12 @@ def shift_right_arithmetic(x, y):
 
 
 # --- comparisons -------------------------------------------------------------------------
-eq_p = _naryop("eq", np.equal, [_ANY, _ANY], result_dtype=_bool_dtype)
-ne_p = _naryop("ne", np.not_equal, [_ANY, _ANY], result_dtype=_bool_dtype)
-lt_p = _naryop("lt", np.less, [_ORDERED, _ORDERED], result_dtype=_bool_dtype)
-le_p = _naryop("le", np.less_equal, [_ORDERED, _ORDERED], result_dtype=_bool_dtype)
-gt_p = _naryop("gt", np.greater, [_ORDERED, _ORDERED], result_dtype=_bool_dtype)
-ge_p = _naryop("ge", np.greater_equal, [_ORDERED, _ORDERED], result_dtype=_bool_dtype)
+eq_p = naryop("eq", np.equal, [ANY, ANY], result_dtype=_bool_dtype)
+ne_p = naryop("ne", np.not_equal, [ANY, ANY], result_dtype=_bool_dtype)
+lt_p = naryop("lt", np.less, [ORDERED, ORDERED], result_dtype=_bool_dtype)
+le_p = naryop("le", np.less_equal, [ORDERED, ORDERED], result_dtype=_bool_dtype)
+gt_p = naryop("gt", np.greater, [ORDERED, ORDERED], result_dtype=_bool_dtype)
+ge_p = naryop("ge", np.greater_equal, [ORDERED, ORDERED], result_dtype=_bool_dtype)
 
 
 def eq(x, y):
@@ -844,7 +759,7 @@ def _clamp_shape_rule(min, operand, max):
 
 def _clamp_dtype_rule(min, operand, max):
     for i, aval in enumerate((min, operand, max)):
-        _check_family("clamp", aval, _ANY, i)
+        check_family("clamp", aval, ANY, i)
     check_same_dtypes("clamp", min, operand, max)
     return operand.dtype
 
@@ -852,11 +767,11 @@ def _clamp_dtype_rule(min, operand, max):
 _max_impl, _min_impl = _minmax_impl(take_max=True), _minmax_impl(take_max=False)
 
 select_n_p = standard_primitive(
-    "select_n", _select_n_shape_rule, _select_n_dtype_rule, _numpy_impl(_select_n_impl),
+    "select_n", _select_n_shape_rule, _select_n_dtype_rule, numpy_impl(_select_n_impl),
     weak_type_rule=lambda which, *cases: builtins.all(c.weak_type for c in cases))
 clamp_p = standard_primitive(
     "clamp", _clamp_shape_rule, _clamp_dtype_rule,
-    _numpy_impl(lambda lo, x, hi: _min_impl(_max_impl(x, lo), hi)))
+    numpy_impl(lambda lo, x, hi: _min_impl(_max_impl(x, lo), hi)))
 
 
 def select_n(which, *cases):
@@ -1031,13 +946,13 @@ def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
 
 
 def _reduce_precision_dtype_rule(x, **_):
-    _check_family("reduce_precision", x, _FLOAT)
+    check_family("reduce_precision", x, FLOAT)
     return x.dtype
 
 
 reduce_precision_p = standard_primitive(
     "reduce_precision", _reduce_precision_shape_rule, _reduce_precision_dtype_rule,
-    _numpy_impl(_reduce_precision_impl, ("exponent_bits", "mantissa_bits")),
+    numpy_impl(_reduce_precision_impl, ("exponent_bits", "mantissa_bits")),
     weak_type_rule=lambda x, **_: x.weak_type)
 
 

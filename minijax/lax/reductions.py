@@ -27,7 +27,7 @@ import numpy as np
 from minijax import dtypes
 from minijax.abstract_arrays import get_aval
 from minijax.lax import elementwise as _ew
-from minijax.lax.base import DTYPE_FAMILIES, standard_primitive
+from minijax.lax.base import BOOL_OR_INT, NUM, ORDERED, standard_primitive
 from minijax.lax.shapes import _same_dtype, _same_weak, check_user_dtype
 
 __all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
@@ -81,7 +81,7 @@ def _reduce_op_shape_rule(operand, *, axes, **_):
 
 def _number_dtype_rule(name: str):
     def rule(operand, **_):
-        if operand.dtype not in DTYPE_FAMILIES["num"]:
+        if operand.dtype not in NUM:
             raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. Accepted "
                             "dtypes are subtypes of number.")
         return operand.dtype
@@ -129,7 +129,7 @@ def _axes_tuple(axes) -> tuple[int, ...]:
 
 # --- reduce_and / or / xor -------------------------------------------------------------
 def _reduce_logical_shape_rule(operand, *, axes):
-    if operand.dtype not in DTYPE_FAMILIES["bool_or_int"]:
+    if operand.dtype not in BOOL_OR_INT:
         raise TypeError("logical reduction requires operand dtype bool or int, got "
                         f"{operand.dtype}.")
     if any(a < 0 for a in axes) or len(set(axes)) != len(axes):
@@ -184,7 +184,7 @@ def _argminmax_dtype_rule(comparison: str):
         if not np.issubdtype(index_dtype, np.integer):
             raise TypeError("index_dtype must be an integer type, but got "
                             f"{np.dtype(index_dtype).name}")
-        if operand.dtype not in DTYPE_FAMILIES["ordered"]:
+        if operand.dtype not in ORDERED:
             raise TypeError(f"{comparison} does not accept dtype {operand.dtype} at position 0. "
                             "Accepted dtypes at position 0 are subtypes of integer, "
                             "floating, bool.")
@@ -310,7 +310,7 @@ def _monoid_reducer(computation, init_value):
     dtype = dtypes.dtype(init_value, canonicalize=True)
     for name, reducer, identity, needs_intlike in _MONOIDS:
         if computation is getattr(_ew, name, None):
-            if needs_intlike and dtype not in DTYPE_FAMILIES["bool_or_int"]:
+            if needs_intlike and dtype not in BOOL_OR_INT:
                 return None
             return reducer if np.equal(value, identity(dtype)) else None
     return None
@@ -321,7 +321,7 @@ def _check_bitwise_dtype(computation, operand):
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         if computation is getattr(_ew, name, None):
             dtype = get_aval(operand).dtype
-            if dtype not in DTYPE_FAMILIES["bool_or_int"]:
+            if dtype not in BOOL_OR_INT:
                 raise TypeError(f"{name[len('bitwise_'):]} does not accept dtype {dtype} at "
                                 "position 0. Accepted dtypes at position 0 are subtypes of "
                                 "integer, bool.")

@@ -18,7 +18,8 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.abstract_arrays import get_aval
-from minijax.lax.base import (DTYPE_FAMILIES, canonicalize_axis, check_same_dtypes,
+from minijax.lax.base import (ANY, NUM, canonicalize_axis, canonicalize_shape,
+                              check_same_dtypes, check_shapelike,
                               standard_primitive)
 from minijax.lax.elementwise import _convert_element_type
 from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
@@ -43,36 +44,6 @@ def _is_array(x) -> bool:
 
 
 # --- argument checks shared by the structural primitives ---------------------------
-def _check_shapelike(fun_name: str, arg_name: str, obj) -> None:
-    """JAX's check that ``obj`` is a tuple of nonnegative ints (a shape or a set of axes)."""
-    if not isinstance(obj, (tuple, list, np.ndarray)):
-        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
-                        f"got {type(obj)}.")
-    if not len(obj):
-        return
-    try:
-        [operator.index(d) for d in obj]
-    except TypeError as err:
-        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer "
-                        f"type, got {tuple(map(type, obj))}.") from err
-    if not all(d >= 0 for d in obj):
-        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
-                        f"got {obj}.")
-
-
-def canonicalize_shape(shape) -> tuple[int, ...]:
-    """A shape as a tuple of Python ints (an int ``n`` means ``(n,)``), or JAX's TypeError."""
-    try:
-        return (operator.index(shape),)
-    except TypeError:
-        pass
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {shape}.") from None
-
-
 _PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int32, float: dtypes.float32,
                        complex: dtypes.complex64}
 
@@ -97,7 +68,7 @@ def check_user_dtype(dtype, fun_name: str) -> np.dtype:
     if isinstance(dtype, type) and dtype in _PYTHON_TYPE_DTYPES:
         return _PYTHON_TYPE_DTYPES[dtype]
     dt = _as_dtype(dtype)
-    if dt not in DTYPE_FAMILIES["any"]:
+    if dt not in ANY:
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype "
                         f"{dtype} in {fun_name}")
     canonical = dtypes.canonicalize_dtype(dt)
@@ -113,7 +84,7 @@ def check_user_dtype(dtype, fun_name: str) -> np.dtype:
 
 # --- broadcast_in_dim -----------------------------------------------------------
 def _broadcast_in_dim_shape_rule(operand, *, shape, broadcast_dimensions, sharding):
-    _check_shapelike("broadcast_in_dim", "shape", shape)
+    check_shapelike("broadcast_in_dim", "shape", shape)
     ndim = operand.ndim
     if ndim != len(broadcast_dimensions):
         raise TypeError(
@@ -319,7 +290,7 @@ def transpose(operand, permutation: Sequence[int]):
 
 
 def _rev_shape_rule(operand, *, dimensions):
-    _check_shapelike("rev", "dimensions", dimensions)
+    check_shapelike("rev", "dimensions", dimensions)
     if len(set(dimensions)) != len(dimensions):
         raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
     if dimensions and not max(dimensions) < operand.ndim:
@@ -533,7 +504,7 @@ def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
 
 # --- iota / full ------------------------------------------------------------------------
 def _iota_shape_rule(*, dtype, shape, dimension, sharding):
-    _check_shapelike("iota", "shape", shape)
+    check_shapelike("iota", "shape", shape)
     if not 0 <= dimension < len(shape):
         raise ValueError("iota dimension must be between 0 and len(shape), got "
                          f"dimension={dimension} for shape={shape}")
@@ -541,7 +512,7 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 
 
 def _iota_dtype_rule(*, dtype, shape, dimension, sharding):
-    if np.dtype(dtype) not in DTYPE_FAMILIES["num"]:
+    if np.dtype(dtype) not in NUM:
         raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
                         "are subtypes of integer, floating, complexfloating.")
     return dtype

@@ -32,7 +32,8 @@ from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.array import array_from_numpy
 from minijax.lax import elementwise as _ew
 from minijax.lax import shapes as _shapes
-from minijax.lax.base import check_same_dtypes, standard_primitive
+from minijax.lax.base import (canonicalize_shape, check_same_dtypes, check_shapelike,
+                              standard_primitive)
 from minijax.primitives import abstract_eval_rules
 
 __all__ = ["slice", "slice_in_dim", "index_in_dim",
@@ -50,38 +51,6 @@ def _first_weak(aval, *avals, **params) -> bool:
     return aval.weak_type
 
 
-def _canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
-    """A user-supplied shape as a tuple of Python ints, or JAX's ``TypeError``."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        pass
-    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
-    raise TypeError(msg + (f" {context}." if context else ""))
-
-
-def _check_shapelike(fun_name: str, arg_name: str, obj) -> None:
-    """JAX's check that ``obj`` is a 1-D sequence of non-negative integers."""
-    if not isinstance(obj, (tuple, list, np.ndarray)):
-        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
-                        f"got {type(obj)}.")
-    if not len(obj):
-        return
-    if np.ndim(np.array(obj, dtype=object)) != 1:
-        raise TypeError(f"{fun_name} {arg_name} must be 1-dimensional, "
-                        f"got {np.ndim(np.array(obj, dtype=object))}.")
-    try:
-        _canonicalize_shape(obj)
-    except TypeError as err:
-        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer "
-                        f"type, got {tuple(map(type, obj))}.") from err
-    if not all(d >= 0 for d in obj):
-        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
-                        f"got {obj}.")
-
-
 def _ndim(x) -> int:
     return get_aval(x).ndim
 
@@ -90,8 +59,8 @@ def _ndim(x) -> int:
 # slice
 # =============================================================================
 def _slice_shape_rule(operand, *, start_indices, limit_indices, strides):
-    _check_shapelike("slice", "start_indices", start_indices)
-    _check_shapelike("slice", "limit_indices", limit_indices)
+    check_shapelike("slice", "start_indices", start_indices)
+    check_shapelike("slice", "limit_indices", limit_indices)
     if operand.ndim != len(start_indices):
         raise TypeError("slice start_indices must have length equal to the number of "
                         f"dimensions of the operand, got indices {start_indices} for "
@@ -111,7 +80,7 @@ def _slice_shape_rule(operand, *, start_indices, limit_indices, strides):
     diff = tuple(int(l) - int(s) for s, l in zip(start_indices, limit_indices))
     if strides is None or tuple(strides) == (1,) * operand.ndim:
         return diff
-    _check_shapelike("slice", "strides", strides)
+    check_shapelike("slice", "strides", strides)
     if len(strides) != operand.ndim:
         raise TypeError("slice strides must have length equal to the number of "
                         f"dimensions of the operand, got strides {strides} for operand "
@@ -312,7 +281,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *,
            [ 8,  9, 10, 11]], dtype=int32)
     """
     start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
-    sizes = _canonicalize_shape(slice_sizes)
+    sizes = canonicalize_shape(slice_sizes)
     return dynamic_slice_p.bind(operand, *start_indices, slice_sizes=sizes)
 
 
@@ -692,7 +661,7 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
     return gather_p.bind(
         operand, start_indices,
         dimension_numbers=_canonicalize_dnums(GatherDimensionNumbers, dimension_numbers),
-        slice_sizes=_canonicalize_shape(slice_sizes), unique_indices=bool(unique_indices),
+        slice_sizes=canonicalize_shape(slice_sizes), unique_indices=bool(unique_indices),
         indices_are_sorted=bool(indices_are_sorted), mode=parsed_mode,
         fill_value=fill_value)
 
@@ -919,6 +888,6 @@ def scatter_apply(operand, scatter_indices, func: Callable,
     """
     aval = get_aval(operand)
     zero = _ew._convert_element_type(0, aval.dtype, False)
-    unused = _shapes.broadcast_in_dim(zero, _canonicalize_shape(update_shape), ())
+    unused = _shapes.broadcast_in_dim(zero, canonicalize_shape(update_shape), ())
     return _bind_scatter(scatter_p, operand, scatter_indices, unused, dimension_numbers,
                          indices_are_sorted, unique_indices, mode, update_jaxpr=func)

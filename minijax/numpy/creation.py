@@ -25,7 +25,7 @@ from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
 from minijax.array import Array
 from minijax.lax import _convert_element_type
-from minijax.lax.base import canonicalize_axis
+from minijax.lax.base import canonicalize_axis, canonicalize_shape
 from minijax.numpy.util import check_arraylike, is_arraylike
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
@@ -56,26 +56,6 @@ def _is_traced(x) -> bool:
 def _is_array(x) -> bool:
     """An ``Array`` or a tracer (both stand for ``jax.Array``)."""
     return hasattr(x, "aval")
-
-
-def _shape_error(shape, context: str = "") -> TypeError:
-    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
-    return TypeError(f"{msg} {context}." if context else msg)
-
-
-def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
-    """A tuple of Python ints from an int, a sequence of ints, or a 0/1-d integer array.
-
-    Raises JAX's ``TypeError`` for anything else (floats, ``None``, tracers).
-    """
-    if isinstance(shape, Array):
-        shape = np.asarray(shape)
-    if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
-        shape = (shape,)
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise _shape_error(shape, context) from None
 
 
 def _canonicalize_dim(d, context: str = "") -> int:

@@ -442,18 +442,7 @@ def broadcast_shapes(*shapes):
     >>> broadcast_shapes((2, 1), (3,))
     (2, 3)
     """
-    if not shapes:
-        return ()
-    shapes = [(s,) if np.ndim(s) == 0 else tuple(s) for s in shapes]
-    rank = max(len(s) for s in shapes)
-    padded = [(1,) * (rank - len(s)) + s for s in shapes]
-    out = []
-    for ds in zip(*padded):
-        sizes = {d for d in ds if d != 1}
-        if len(sizes) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
+    return lax.broadcast_shapes(*[(s,) if np.ndim(s) == 0 else tuple(s) for s in shapes])
 
 
 def broadcast_to(array, shape, *, out_sharding=None):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes
-from minijax.abstract_arrays import get_aval
 from minijax.array import Array
 from minijax.lax import _convert_element_type
 
