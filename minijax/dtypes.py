@@ -87,6 +87,9 @@ def dtype(x, *, canonicalize: bool = False) -> np.dtype:
     float32). Non-numeric dtypes (strings, objects) raise JAX's ``TypeError``.
     The public ``jnp.dtype`` is simply ``np.dtype``, as in JAX.
     """
+    aval = getattr(x, "aval", None)
+    if aval is not None:  # the common case: an Array or a tracer
+        return canonicalize_dtype(aval.dtype) if canonicalize else aval.dtype
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if isinstance(x, type) and x in _python_scalar_dtypes:
@@ -262,6 +265,9 @@ def promote_types(a, b) -> np.dtype:
 
 def _dtype_and_weak_for_promotion(x) -> tuple[np.dtype, bool]:
     """(canonical dtype, weak?) of one ``result_type`` argument, warning as JAX does."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:  # Arrays and tracers: already canonical
+        return aval.dtype, aval.weak_type
     dt = dtype(x)
     weak = _is_weak_node(x) or is_weakly_typed(x)
     if _is_explicit_dtype(x):
@@ -274,6 +280,12 @@ def _result_type_and_weak(*args) -> tuple[np.dtype, bool]:
         raise ValueError("at least one array or dtype is required")
     args = [default_float_dtype if a is None else a for a in args]
     dts, weaks = zip(*(_dtype_and_weak_for_promotion(a) for a in args))
+    return _join(dts, weaks)
+
+
+@functools.lru_cache(maxsize=1024)
+def _join(dts: tuple, weaks: tuple) -> tuple[np.dtype, bool]:
+    """The result type of (canonical dtype, weak) pairs; cached, as it runs on every op."""
     if len(dts) == 1:
         out, weak = dts[0], weaks[0]
     elif len(set(dts)) == 1 and not all(weaks):

@@ -130,9 +130,13 @@ class Family:
     def __init__(self, *types):
         self.types = types
         self.names = ", ".join(t.__name__ for t in types)
+        self._memo: dict = {}  # dtype -> bool: this check runs on every eager op
 
     def __contains__(self, dtype) -> bool:
-        return any(np.issubdtype(dtype, t) for t in self.types)
+        hit = self._memo.get(dtype)
+        if hit is None:
+            hit = self._memo[dtype] = any(np.issubdtype(dtype, t) for t in self.types)
+        return hit
 
 
 INT = Family(np.integer)
