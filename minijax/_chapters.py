@@ -64,6 +64,20 @@ MODULES = {
     "minijax.core": 1,
     "minijax.interpreters": 1,
     "minijax.interpreters.printing": 1,
+    # chapter 02
+    "minijax.api_util": 2,
+    "minijax.interpreters.ad": 2,
+    "minijax.interpreters.jvp_rules": 2,
+    # chapter 03
+    "minijax.tree_util": 3,
+    "minijax.tree": 3,
+    # chapter 04
+    "minijax.interpreters.batching": 4,
+    "minijax.interpreters.batching_rules": 4,
+    # chapter 05
+    "minijax.pretty_printer": 5,
+    "minijax.jaxpr": 5,
+    "minijax.interpreters.partial_eval": 5,
 }
 
 #: The assembly point: may import any chapter.
