@@ -13,5 +13,7 @@ from minijax.array import Array  # noqa: F401  (ch00)
 from minijax.abstract_arrays import ShapedArray  # noqa: F401  (ch00)
 from minijax import core  # noqa: F401  (ch01)
 from minijax import errors  # noqa: F401  (ch01)
+from minijax import tree_util  # noqa: F401  (ch03)
+from minijax import tree  # noqa: F401  (ch03)
 
 __version__ = "0.1.0"
