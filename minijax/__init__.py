@@ -13,7 +13,12 @@ from minijax.array import Array  # noqa: F401  (ch00)
 from minijax.abstract_arrays import ShapedArray  # noqa: F401  (ch00)
 from minijax import core  # noqa: F401  (ch01)
 from minijax import errors  # noqa: F401  (ch01)
+from minijax.interpreters.ad import jacfwd, jvp  # noqa: F401  (ch02)
 from minijax import tree_util  # noqa: F401  (ch03)
 from minijax import tree  # noqa: F401  (ch03)
+from minijax.interpreters.batching import vmap  # noqa: F401  (ch04)
+from minijax.interpreters.partial_eval import ShapeDtypeStruct, make_jaxpr  # noqa: F401  (ch05)
+from minijax import extend  # noqa: F401  (ch05)
+import minijax.extend.core  # noqa: F401  (ch05)
 
 __version__ = "0.1.0"

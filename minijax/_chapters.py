@@ -78,6 +78,8 @@ MODULES = {
     "minijax.pretty_printer": 5,
     "minijax.jaxpr": 5,
     "minijax.interpreters.partial_eval": 5,
+    "minijax.extend": 5,
+    "minijax.extend.core": 5,
 }
 
 #: The assembly point: may import any chapter.

@@ -22,8 +22,14 @@ _short_names = {
 
 def short_dtype_name(dt) -> str:
     """``float32`` -> ``f32``, as in JAX's printed types."""
-    name = np.dtype(dt).name
-    return _short_names.get(name, name)
+    dt = np.dtype(dt)
+    if dt == dtypes.float0:  # NumPy calls it "void"; JAX prints float0
+        return "float0"
+    return _short_names.get(dt.name, dt.name)
+
+
+def _long_dtype_name(dt) -> str:
+    return "float0" if dt == dtypes.float0 else dt.name
 
 
 class ShapedArray:
@@ -54,7 +60,7 @@ class ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def str_short(self, short_dtypes: bool = False) -> str:
-        name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = short_dtype_name(self.dtype) if short_dtypes else _long_dtype_name(self.dtype)
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
     def __str__(self):

@@ -164,12 +164,17 @@ class Tracer(HasAval):
         return self.aval.shape[0]
 
     def __bool__(self):
+        if self.aval.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
         value = self.to_concrete_value()
         if value is None:
             raise TracerBoolConversionError(self)
         return bool(value)
 
     def __index__(self):
+        if self.aval.shape or not np.issubdtype(self.aval.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         value = self.to_concrete_value()
         if value is None:
             raise TracerIntegerConversionError(self)
@@ -178,24 +183,28 @@ class Tracer(HasAval):
     def _concrete_scalar(self, kind: str):
         value = self.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(
-                self, f"The problem arose with the `{kind}` function.")
+            raise ConcretizationTypeError(self, _conversion_context(kind))
         return value
 
     def __int__(self):
         return int(self._concrete_scalar("int"))
 
-    def __float__(self):
-        return float(self._concrete_scalar("float"))
-
-    def __complex__(self):
-        return complex(self._concrete_scalar("complex"))
-
     def item(self, *args):
         return np.asarray(self._concrete_scalar("item")).item(*args)
 
+    # JAX refuses these on *every* tracer, even one whose value is known
+    # (``float(x)`` inside ``jvp`` raises while ``int(x)`` works): a float
+    # made of a tracer would silently drop its tangent or batch.
+    def __float__(self):
+        raise ConcretizationTypeError(self, _conversion_context("float"))
+
+    def __complex__(self):
+        raise ConcretizationTypeError(self, _conversion_context("complex"))
+
     def tolist(self):
-        return np.asarray(self._concrete_scalar("tolist")).tolist()
+        raise ConcretizationTypeError(
+            self, f"The tolist() method was called on traced array with shape "
+                  f"{self.aval.str_short()}.")
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(self)
@@ -205,6 +214,12 @@ class Tracer(HasAval):
 
 
 install_array_methods(Tracer)
+
+
+def _conversion_context(kind: str) -> str:
+    return (f"The problem arose with the `{kind}` function. If trying to convert the data "
+            f"type of a value, try using `x.astype({kind})` or `jnp.array(x, {kind})` "
+            "instead.")
 
 
 def get_aval(x) -> ShapedArray:

@@ -51,6 +51,10 @@ _jax_types = _bool_types + _int_types + _float_types + _complex_types
 # The three "weak" nodes of the lattice are the Python types themselves.
 _weak_types = [int, float, complex]
 
+#: The tangent dtype of integers and booleans (chapter 02): a dtype with no bytes
+#: per element, so an array of it holds nothing but a shape, as JAX's ``float0``.
+float0 = np.dtype([("float0", np.void, 0)])
+
 default_int_dtype = int32
 default_float_dtype = float32
 default_complex_dtype = complex64

@@ -4,7 +4,8 @@ While a function is being traced, its arguments are *tracers*: stand-ins that
 know a shape and dtype but (usually) no value. Python constructs that need a
 value — ``if x > 0:``, ``int(x)``, ``np.asarray(x)`` — cannot work on them,
 and each raises one of these errors, with the same class and the same advice
-as JAX. Chapter 06 (``jit``) adds the name of the function being traced.
+as JAX. Under ``make_jaxpr`` and ``jit`` (chapters 05, 06) the message also
+names the function being traced and the argument the value depends on.
 """
 from __future__ import annotations
 
@@ -13,58 +14,64 @@ from __future__ import annotations
 from minijax.numpy.indexing import NonConcreteBooleanIndexError  # noqa: F401
 
 
+_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
+
+
 class JAXTypeError(TypeError):
-    """Base class of the tracer conversion errors (all are ``TypeError``)."""
+    """Base class of the tracer conversion errors (all are ``TypeError``).
+
+    As in JAX, every message ends with a link to the error's documentation.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{type(self).__name__}")
+
+
+def _error_repr(tracer) -> str:
+    return f"traced array with shape {tracer.aval.str_short()}"
+
+
+def _origin_msg(tracer) -> str:
+    """Where the abstract value came from, if the tracer's trace knows (chapter 05).
+
+    A jaxpr-recording tracer (chapter 05) answers with the function being
+    traced and the arguments the value depends on, e.g. "The error occurred
+    while tracing the function f at prog.py:3 for jit. This concrete value was
+    not available in Python because it depends on the value of the argument
+    x." Other tracers answer nothing.
+    """
+    origin = getattr(tracer, "_origin_msg", None)
+    return origin() if origin is not None else ""
 
 
 class ConcretizationTypeError(JAXTypeError):
     def __init__(self, tracer, context: str = ""):
         super().__init__(
-            f"Abstract tracer value encountered where concrete value is expected: "
-            f"{tracer._short_repr()}\n{context}\n"
-            "The problem arose with the value of an abstract tracer. If the value "
-            "is used as a Python control-flow condition or shape, consider making "
-            "it static (for jit: static_argnums/static_argnames) or using "
-            "structured control flow (lax.cond, lax.while_loop).\n"
-            "See https://docs.jax.dev/en/latest/errors.html"
-            "#jax.errors.ConcretizationTypeError")
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{_error_repr(tracer)}\n{context}{_origin_msg(tracer)}\n")
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
         JAXTypeError.__init__(
-            self,
-            f"Attempted boolean conversion of traced array with shape "
-            f"{tracer.aval.str_short()}.\n"
-            "The error occurred while tracing a function. Python's `if`, `while`, "
-            "`and`, `or` and `not` need a concrete bool, but this value is only "
-            "known abstractly. Use jnp.where or lax.cond / lax.select for a "
-            "value-dependent choice, or mark the argument static.\n"
-            "See https://docs.jax.dev/en/latest/errors.html"
-            "#jax.errors.TracerBoolConversionError")
+            self, f"Attempted boolean conversion of {_error_repr(tracer)}."
+                  f"{_origin_msg(tracer)}")
 
 
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
-        super().__init__(
-            f"The __index__() method was called on traced array with shape "
-            f"{tracer.aval.str_short()}.\n"
-            "A traced value cannot be used as a Python integer (an index, a "
-            "length, a shape). Mark the argument static, or use lax.dynamic_slice "
-            "/ jnp.take for value-dependent indexing.\n"
-            "See https://docs.jax.dev/en/latest/errors.html"
-            "#jax.errors.TracerIntegerConversionError")
+        super().__init__(f"The __index__() method was called on {_error_repr(tracer)}"
+                         f"{_origin_msg(tracer)}")
 
 
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
-        super().__init__(
-            f"The numpy.ndarray conversion method __array__() was called on traced "
-            f"array with shape {tracer.aval.str_short()}.\n"
-            "NumPy functions cannot operate on traced values: use the matching "
-            "minijax.numpy function instead of numpy.\n"
-            "See https://docs.jax.dev/en/latest/errors.html"
-            "#jax.errors.TracerArrayConversionError")
+        super().__init__("The numpy.ndarray conversion method __array__() was called on "
+                         f"{_error_repr(tracer)}{_origin_msg(tracer)}")
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed (chapter 05's ``check_jaxpr``): JAX's class of the same name."""
 
 
 class UnexpectedTracerError(Exception):

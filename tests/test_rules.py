@@ -8,12 +8,18 @@ linear). Later chapters add their tables to ``TABLES``.
 import pytest
 
 import minijax  # noqa: F401  (registers every primitive)
+from minijax.interpreters.ad import jvp_rules
+from minijax.interpreters.batching import batching_rules
 from minijax.primitives import abstract_eval_rules, all_primitives, impl_rules
 
 #: table name -> (table, {primitive name: reason it has no rule})
 TABLES = {
     "impl": (impl_rules, {}),
     "abstract_eval": (abstract_eval_rules, {}),
+    "jvp": (jvp_rules, {
+        "nextafter": "not differentiable in JAX either (JAX 0.10.2 raises NotImplementedError)",
+    }),
+    "batching": (batching_rules, {}),
 }
 
 

@@ -14,9 +14,11 @@ from minijax.lax.slicing import *  # noqa: F401,F403
 
 def _export_primitives():
     """Export every ``*_p`` primitive object (``lax.sin_p``), as ``jax.lax`` does."""
-    from minijax.lax import dot, elementwise, reductions, shapes, slicing, sorting
+    import importlib
     from minijax.primitives import Primitive
-    for module in (elementwise, shapes, reductions, dot, sorting, slicing):
+    # (by module path: the wrappers ``lax.dot`` and ``lax.slice`` shadow their modules)
+    for name in ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing"):
+        module = importlib.import_module(f"minijax.lax.{name}")
         for name, value in vars(module).items():
             if name.endswith("_p") and isinstance(value, Primitive):
                 globals()[name] = value

@@ -67,6 +67,8 @@ __all__ = [
     "select_n", "select", "clamp",
     # conversions
     "convert_element_type", "bitcast_convert_type", "reduce_precision",
+    # differentiation
+    "stop_gradient",
 ]
 
 
@@ -855,24 +857,41 @@ def _convert_element_type(operand, new_dtype=None, weak_type: bool = False):
 
     This is the cast ``jax.numpy`` inserts for type promotion. ``weak_type``
     lets it produce a weakly typed result (``int32_array + 2.5`` is a *weak*
-    float32, as in JAX). A constant (a Python scalar, a NumPy value, a concrete
-    ``Array``) is converted at once in NumPy, without a primitive: JAX folds
-    such conversions, so its jaxprs show ``mul a 2.0:f16[]``.
+    float32, as in JAX). A scalar constant (a Python or NumPy scalar, a 0-d
+    array) is converted at once in NumPy, without a primitive: JAX folds such
+    conversions, so its jaxprs show ``mul a 2.0:f16[]``.
     """
     aval = get_aval(operand)
     new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(
         dtypes.dtype(new_dtype))
     same = aval.dtype == new_dtype and aval.weak_type == bool(weak_type)
-    if _is_tracer(operand):
-        if same:
-            return operand
+    if type(operand) is int:
+        _check_python_int_fits(operand, new_dtype)
+    if same and (_is_tracer(operand) or isinstance(operand, Array)):
+        return operand
+    if same:  # NumPy data already of the right (canonical) type: just wrap it
+        return array_from_numpy(np.asarray(operand), weak_type=bool(weak_type))
+    if _is_tracer(operand) or aval.shape:
+        # a traced value, or a constant array: a real conversion (under a jaxpr
+        # trace, the array becomes a constant input and this an equation, as in JAX)
         return convert_element_type_p.bind(operand, new_dtype=new_dtype,
                                            weak_type=bool(weak_type), sharding=None)
-    if same and isinstance(operand, Array):
-        return operand
-    # A constant: convert it now, in NumPy, as JAX folds it (``2.0:f16[]``).
+    # A scalar constant: convert it now, in NumPy, as JAX folds it (``2.0:f16[]``).
     value = _convert_impl(np.asarray(operand), new_dtype=new_dtype, weak_type=weak_type)
     return array_from_numpy(value, weak_type=bool(weak_type))
+
+
+def _check_python_int_fits(value: int, dtype: np.dtype) -> None:
+    """JAX's OverflowError for a Python int that fits neither int32 nor ``dtype``.
+
+    An int that fits int32 is converted and may wrap (``int8_array + 300`` is
+    fine, as in JAX); a larger one must fit the target type itself.
+    """
+    if -2**31 <= value < 2**31 or not np.issubdtype(dtype, np.integer):
+        return
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python int {value} too large to convert to {dtype}")
 
 
 def _is_tracer(x) -> bool:
@@ -993,3 +1012,24 @@ copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype,
 def _array_copy(x):
     """A new array with the contents of ``x`` (the ``copy`` primitive, as ``jnp.array(x)``)."""
     return copy_p.bind(x)
+
+
+# --- stop_gradient -----------------------------------------------------------------
+stop_gradient_p = standard_primitive(
+    "stop_gradient", same_shape, lambda x, **_: x.dtype, lambda x: x,
+    weak_type_rule=lambda x, **_: x.weak_type)
+
+
+def stop_gradient(x):
+    """The identity function, whose derivative is zero (chapter 02 gives it a zero rule).
+
+    Works on arrays and on tuples, lists and dicts of them; integer and boolean
+    arrays, which have no gradient anyway, are returned as they are.
+    """
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(v) for v in x)
+    if isinstance(x, dict):
+        return {k: stop_gradient(v) for k, v in x.items()}
+    if not np.issubdtype(get_aval(x).dtype, np.inexact):
+        return x
+    return stop_gradient_p.bind(x)

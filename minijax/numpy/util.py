@@ -38,7 +38,16 @@ def promote_dtypes(*args):
     if len(args) < 2:
         return list(args)
     to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    return [_convert_element_type(x, to_dtype, weak) for x in args]
+    return [_cast(x, to_dtype, weak) for x in args]
+
+
+def _cast(x, dtype, weak: bool):
+    """``x`` converted for promotion; a Python scalar that already has the
+    right (weak) type stays a Python scalar, so that a jaxpr shows it as JAX
+    does (``mul b 0.1:f32[]``, not the float32-rounded ``0.10000000149011612``)."""
+    if weak and dtypes.is_python_scalar(x) and dtypes.dtype(x, canonicalize=True) == dtype:
+        return x
+    return _convert_element_type(x, dtype, weak)
 
 
 def promote_dtypes_inexact(*args):
@@ -46,7 +55,7 @@ def promote_dtypes_inexact(*args):
     to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(to_dtype):
         to_dtype = dtypes.default_float_dtype
-    return [_convert_element_type(x, to_dtype, weak) for x in args]
+    return [_cast(x, to_dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args):

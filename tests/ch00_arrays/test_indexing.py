@@ -75,7 +75,10 @@ def basic_indexing(draw):
     if draw(st.booleans()):  # replace a run of entries by an Ellipsis
         lo = draw(st.integers(0, len(items)))
         hi = draw(st.integers(lo, len(items)))
-        items[lo:hi] = [Ellipsis]
+        # entries after the Ellipsis now index the trailing axes: keep only
+        # slices there, so that every int stays in bounds for its axis
+        tail = [slice(None) if isinstance(i, int) else i for i in items[hi:]]
+        items[lo:] = [Ellipsis] + tail
     for _ in range(draw(st.integers(0, 2))):
         items.insert(draw(st.integers(0, len(items))), None)
     return shape, tuple(items)
