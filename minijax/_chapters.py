@@ -80,6 +80,18 @@ MODULES = {
     "minijax.interpreters.partial_eval": 5,
     "minijax.extend": 5,
     "minijax.extend.core": 5,
+    # chapter 06
+    "minijax.config": 6,
+    "minijax.backends": 6,
+    "minijax.backends.registry": 6,
+    "minijax.backends.interpreter": 6,
+    "minijax.stages": 6,
+    "minijax.jit": 6,
+    # chapter 07
+    "minijax.interpreters.linearize": 7,
+    "minijax.interpreters.transpose": 7,
+    "minijax.interpreters.transpose_rules": 7,
+    "minijax.autodiff": 7,
 }
 
 #: The assembly point: may import any chapter.
