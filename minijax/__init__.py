@@ -20,5 +20,12 @@ from minijax.interpreters.batching import vmap  # noqa: F401  (ch04)
 from minijax.interpreters.partial_eval import ShapeDtypeStruct, make_jaxpr  # noqa: F401  (ch05)
 from minijax import extend  # noqa: F401  (ch05)
 import minijax.extend.core  # noqa: F401  (ch05)
+from minijax.config import check_tracer_leaks, checking_leaks, config, log_compiles  # noqa: F401,E402  (ch06)
+from minijax.jit import clear_caches, disable_jit, eval_shape, jit  # noqa: F401  (ch06)
+from minijax import backends, stages  # noqa: F401  (ch06)
+from minijax.autodiff import (grad, hessian, jacobian, jacrev, linear_transpose,  # noqa: F401  (ch07)
+                              linearize, value_and_grad, vjp)
+import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.scan, ...)
+from minijax import random  # noqa: F401  (ch13)
 
 __version__ = "0.1.0"

@@ -20,8 +20,15 @@ _short_names = {
 }
 
 
+def _is_extended(dt) -> bool:
+    """Chapter 13: an "extended" dtype (``key<fry>``) is not a NumPy dtype; it says so."""
+    return getattr(dt, "extended", False) is True
+
+
 def short_dtype_name(dt) -> str:
     """``float32`` -> ``f32``, as in JAX's printed types."""
+    if _is_extended(dt):  # chapter 13: key<fry> prints as its name
+        return dt.name
     dt = np.dtype(dt)
     if dt == dtypes.float0:  # NumPy calls it "void"; JAX prints float0
         return "float0"
@@ -45,7 +52,8 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type: bool = False):
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        # chapter 13: an extended dtype (key<fry>) is kept as it is
+        self.dtype = dtype if _is_extended(dtype) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
@@ -101,6 +109,12 @@ class HasAval:
             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
+#: Chapter 13: extended dtypes (``key<fry>``) by the NumPy dtype that stores their
+#: elements, so that a bare NumPy array of keys (as a jitted computation passes
+#: them around) gets its key type back. Filled by ``minijax.prng``.
+extended_dtypes_by_storage: dict = {}
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of a concrete value: an Array, a NumPy array or a Python scalar.
 
@@ -115,4 +129,6 @@ def get_aval(x) -> ShapedArray:
                            weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype in dtypes._jax_types:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    if isinstance(x, np.ndarray) and x.dtype in extended_dtypes_by_storage:  # chapter 13
+        return ShapedArray(x.shape, extended_dtypes_by_storage[x.dtype])
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")

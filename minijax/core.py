@@ -36,7 +36,7 @@ from minijax.abstract_arrays import HasAval, ShapedArray, get_aval as _concrete_
 from minijax.dispatch import apply_primitive
 from minijax.errors import (ConcretizationTypeError, TracerArrayConversionError,
                             TracerBoolConversionError, TracerIntegerConversionError,
-                            UnexpectedTracerError)
+                            escaped_tracer_error)
 from minijax.primitives import Primitive, set_bind_dispatcher
 from minijax.numpy.array_methods import install_array_methods
 
@@ -72,9 +72,7 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         for x in args:
             if isinstance(x, Tracer):
-                raise UnexpectedTracerError(
-                    f"Encountered an unexpected tracer: {x._short_repr()} was passed "
-                    f"to primitive '{primitive}' outside the trace that created it.")
+                raise escaped_tracer_error(x)
         return apply_primitive(primitive, args, params)
 
 

@@ -75,10 +75,48 @@ class JaxprTypeError(TypeError):
 
 
 class UnexpectedTracerError(Exception):
-    def __init__(self, msg: str):
+    def __init__(self, msg: str, _suffix: bool = True):
+        if not _suffix:  # escaped_tracer_error's message is complete
+            super().__init__(msg + f"\nSee {_ERRORS_PAGE}#jax.errors.UnexpectedTracerError")
+            return
         super().__init__(
             msg + "\nThis tracer escaped the transformation that created it (for "
             "example by being stored in a global or a closure and used after the "
             "transformed function returned). Return it as an output instead.\n"
             "See https://docs.jax.dev/en/latest/errors.html"
             "#jax.errors.UnexpectedTracerError")
+
+
+def escaped_tracer_error(tracer, detail: str | None = None) -> UnexpectedTracerError:
+    """JAX's ``UnexpectedTracerError`` for a tracer used after its transformation ended.
+
+    A tracer can say more about itself through two optional attributes (as
+    in JAX): ``_debug_info`` (the traced function, chapter 05's
+    ``DebugInfo``) and ``_line_info`` (the user's source lines, most recent
+    last, where the value was created).
+    """
+    msg = ("Encountered an unexpected tracer. A function transformed by JAX had a side "
+           "effect, allowing for a reference to an intermediate value with type "
+           f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape "
+           "the scope of the transformation.\nJAX transformations require that functions "
+           "explicitly return their outputs, and disallow saving intermediate values to "
+           "global state.")
+    dbg = getattr(tracer, "_debug_info", None)
+    if dbg is not None:
+        msg += ("\nThe function being traced when the value leaked was "
+                f"{dbg.func_src_info} traced for {dbg.traced_for}.")
+    line_info = getattr(tracer, "_line_info", None)
+    if line_info is not None:
+        lines = [line_info] if isinstance(line_info, str) else list(line_info)
+        divider = "\n" + "-" * 30 + "\n"
+        msg += (divider + "The leaked intermediate value was created on line "
+                f"{lines[-1] if lines else ''}. " + divider)
+        msg += ("When the value was created, the final 5 stack frames (most recent last) "
+                "excluding JAX-internal frames were:" + divider + "\n".join(lines[-5:])
+                + divider)
+    msg += ("\nTo catch the leak earlier, try setting the environment variable "
+            "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.")
+    if detail:
+        msg += f"Detail: {detail}"
+    return UnexpectedTracerError(msg, _suffix=False)
+

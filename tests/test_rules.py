@@ -10,7 +10,93 @@ import pytest
 import minijax  # noqa: F401  (registers every primitive)
 from minijax.interpreters.ad import jvp_rules
 from minijax.interpreters.batching import batching_rules
+from minijax.interpreters.transpose import transpose_rules
 from minijax.primitives import abstract_eval_rules, all_primitives, impl_rules
+
+#: Transposition applies only to linear primitives (chapter 07).
+_ZERO_DERIVATIVE = "zero derivative: never applied to a linear (tangent) value"
+_NONLINEAR = "nonlinear: its jvp rule applies only linear primitives to tangents"
+_RANDOM = "random bits and keys: zero derivative, never linear"
+_NOT_TRANSPOSABLE = {
+    **{name: _RANDOM for name in ("random_seed", "random_split", "random_fold_in",
+                                  "random_bits", "random_wrap", "random_unwrap",
+                                  "threefry2x32")},
+    "sign": _ZERO_DERIVATIVE,
+    "floor": _ZERO_DERIVATIVE,
+    "ceil": _ZERO_DERIVATIVE,
+    "round": _ZERO_DERIVATIVE,
+    "is_finite": _ZERO_DERIVATIVE,
+    "not": _ZERO_DERIVATIVE,
+    "and": _ZERO_DERIVATIVE,
+    "or": _ZERO_DERIVATIVE,
+    "xor": _ZERO_DERIVATIVE,
+    "population_count": _ZERO_DERIVATIVE,
+    "clz": _ZERO_DERIVATIVE,
+    "shift_left": _ZERO_DERIVATIVE,
+    "shift_right_logical": _ZERO_DERIVATIVE,
+    "shift_right_arithmetic": _ZERO_DERIVATIVE,
+    "eq": _ZERO_DERIVATIVE,
+    "ne": _ZERO_DERIVATIVE,
+    "lt": _ZERO_DERIVATIVE,
+    "le": _ZERO_DERIVATIVE,
+    "gt": _ZERO_DERIVATIVE,
+    "ge": _ZERO_DERIVATIVE,
+    "bitcast_convert_type": _ZERO_DERIVATIVE,
+    "stop_gradient": _ZERO_DERIVATIVE,
+    "iota": _ZERO_DERIVATIVE,
+    "reduce_and": _ZERO_DERIVATIVE,
+    "reduce_or": _ZERO_DERIVATIVE,
+    "reduce_xor": _ZERO_DERIVATIVE,
+    "argmax": _ZERO_DERIVATIVE,
+    "argmin": _ZERO_DERIVATIVE,
+    "rem": _NONLINEAR,
+    "max": _NONLINEAR,
+    "min": _NONLINEAR,
+    "abs": _NONLINEAR,
+    "square": _NONLINEAR,
+    "integer_pow": _NONLINEAR,
+    "pow": _NONLINEAR,
+    "nextafter": _NONLINEAR,
+    "exp": _NONLINEAR,
+    "exp2": _NONLINEAR,
+    "log": _NONLINEAR,
+    "log1p": _NONLINEAR,
+    "expm1": _NONLINEAR,
+    "logistic": _NONLINEAR,
+    "sqrt": _NONLINEAR,
+    "rsqrt": _NONLINEAR,
+    "cbrt": _NONLINEAR,
+    "sin": _NONLINEAR,
+    "cos": _NONLINEAR,
+    "tan": _NONLINEAR,
+    "asin": _NONLINEAR,
+    "acos": _NONLINEAR,
+    "atan": _NONLINEAR,
+    "atan2": _NONLINEAR,
+    "sinh": _NONLINEAR,
+    "cosh": _NONLINEAR,
+    "tanh": _NONLINEAR,
+    "asinh": _NONLINEAR,
+    "acosh": _NONLINEAR,
+    "atanh": _NONLINEAR,
+    "erf": _NONLINEAR,
+    "erfc": _NONLINEAR,
+    "erf_inv": _NONLINEAR,
+    "lgamma": _NONLINEAR,
+    "digamma": _NONLINEAR,
+    "clamp": _NONLINEAR,
+    "reduce_prod": _NONLINEAR,
+    "reduce_max": _NONLINEAR,
+    "reduce_min": _NONLINEAR,
+    "cumprod": _NONLINEAR,
+    "cummax": _NONLINEAR,
+    "cummin": _NONLINEAR,
+    "cumlogsumexp": _NONLINEAR,
+    "sort": _NONLINEAR,
+    "top_k": _NONLINEAR,
+    "scatter-min": _NONLINEAR,
+    "scatter-max": _NONLINEAR,
+}
 
 #: table name -> (table, {primitive name: reason it has no rule})
 TABLES = {
@@ -18,8 +104,10 @@ TABLES = {
     "abstract_eval": (abstract_eval_rules, {}),
     "jvp": (jvp_rules, {
         "nextafter": "not differentiable in JAX either (JAX 0.10.2 raises NotImplementedError)",
+        "threefry2x32": "uint32 operands only: tangents are always symbolic zeros (no rule in JAX)",
     }),
     "batching": (batching_rules, {}),
+    "transpose": (transpose_rules, _NOT_TRANSPOSABLE),
 }
 
 

@@ -170,6 +170,19 @@ class DynamicJaxprTracer(Tracer):
     def _origin_msg(self) -> str:
         return self._trace.builder.origin_msg(self)
 
+    @property
+    def _debug_info(self):
+        """The function being traced (for the leaked-tracer message)."""
+        return self._trace.builder.debug_info
+
+    @property
+    def _line_info(self) -> list:
+        """Where this value was created: its equation's source line (none for inputs)."""
+        for eqn in reversed(self._trace.builder.eqns):
+            if self.val in eqn.outvars:
+                return [eqn.source_info] if eqn.source_info else []
+        return []
+
     def _short_repr(self) -> str:
         return f"JitTracer({self.aval})"
 

@@ -15,6 +15,7 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy import reductions, ufuncs
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_args_inexact
+from minijax.numpy.util import jnp_jit
 from minijax.scipy.special import _stop_gradient, logsumexp
 
 __all__ = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu",
@@ -22,12 +23,14 @@ __all__ = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu
            "standardize"]
 
 
+@jnp_jit("relu")
 def relu(x):
     """Rectified linear unit: ``max(x, 0)``."""
     check_arraylike("relu", x)
     return ufuncs.maximum(x, 0)
 
 
+@jnp_jit("relu6")
 def relu6(x):
     """``min(max(x, 0), 6)``."""
     check_arraylike("relu6", x)
@@ -40,11 +43,13 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
+@jnp_jit("softplus")
 def softplus(x):
     """``log(1 + exp(x))``, computed as ``logaddexp(x, 0)``."""
     return ufuncs.logaddexp(x, 0)
 
 
+@jnp_jit("silu")
 def silu(x):
     """Sigmoid-weighted linear unit ``x * sigmoid(x)``."""
     check_arraylike("silu", x)
@@ -69,6 +74,7 @@ def gelu(x, approximate: bool = True):
     return ufuncs.multiply(half_x, lax.erfc(scaled))
 
 
+@jnp_jit("elu")
 def elu(x, alpha=1.0):
     """Exponential linear unit: ``x`` if positive, else ``alpha * (exp(x) - 1)``."""
     check_arraylike("elu", x)
@@ -78,6 +84,7 @@ def elu(x, alpha=1.0):
     return ufuncs.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe_x)))
 
 
+@jnp_jit("leaky_relu")
 def leaky_relu(x, negative_slope=0.01):
     """``x`` if non-negative, else ``negative_slope * x``."""
     check_arraylike("leaky_relu", x)
@@ -85,6 +92,7 @@ def leaky_relu(x, negative_slope=0.01):
     return ufuncs.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
 
 
+@jnp_jit("log_sigmoid")
 def log_sigmoid(x):
     """``log(sigmoid(x))``, computed as ``-softplus(-x)``."""
     x, = promote_args_inexact("log_sigmoid", x)
@@ -107,6 +115,7 @@ def softmax(x, axis=-1, where=None):
     return result if where is None else ufuncs.where(where, result, 0)
 
 
+@jnp_jit("log_softmax", static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x, axis)``, computed from the max-shifted ``x``."""
     shifted = _shifted(x, axis, where)
@@ -115,6 +124,7 @@ def log_softmax(x, axis=-1, where=None):
     return result if where is None else ufuncs.where(where, result, -np.inf)
 
 
+@jnp_jit("_one_hot", static_argnames=("num_classes", "dtype", "axis"))
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     """One-hot encode ``x``: a new axis of size ``num_classes`` (float32 by default)."""
     check_arraylike("one_hot", x)
@@ -131,6 +141,7 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     return lax._convert_element_type(ufuncs.equal(lhs, classes), dtype, False)
 
 
+@jnp_jit("standardize", static_argnames=("axis",))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
     """``(x - mean) / sqrt(variance + epsilon)`` over ``axis`` (statistics computed if None)."""
     check_arraylike("standardize", x)

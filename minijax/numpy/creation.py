@@ -27,6 +27,7 @@ from minijax.array import Array
 from minijax.lax import _convert_element_type
 from minijax.lax.base import canonicalize_axis, canonicalize_shape
 from minijax.numpy.util import check_arraylike, is_arraylike
+from minijax.numpy.util import jnp_jit
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "logspace",
@@ -380,6 +381,7 @@ def _spaced_dtypes(name: str, start, stop, dtype):
     return dtype, _inexact_dtype(dtype)
 
 
+@jnp_jit("_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis", "device"))
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive if ``endpoint``).
@@ -425,6 +427,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return (result, delta) if retstep else result
 
 
+@jnp_jit("_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0,
              dtype=None, axis: int = 0):
     """``base ** linspace(start, stop, num)``.
@@ -440,6 +443,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0,
     return _convert_element_type(lax.pow(_const(base, comp), lin), dtype, False)
 
 
+@jnp_jit("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
               axis: int = 0):
     """``num`` values spaced evenly on a log scale (a geometric progression).

@@ -40,6 +40,7 @@ from minijax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                  ScatterDimensionNumbers)
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes
+from minijax.numpy.util import jnp_jit
 
 __all__ = ["_getitem", "_IndexUpdateHelper", "_IndexUpdateRef", "take", "take_along_axis"]
 
@@ -832,6 +833,8 @@ class _IndexUpdateRef:
 # =============================================================================
 # take, take_along_axis
 # =============================================================================
+@jnp_jit("_take", static_argnames=("axis", "mode", "unique_indices",
+                                   "indices_are_sorted", "fill_value"))
 def take(a, indices, axis: int | None = None, out=None, mode: str | None = None,
          unique_indices: bool = False, indices_are_sorted: bool = False, fill_value=None):
     """Take elements from an array (NumPy's ``take``, implemented with ``lax.gather``).
@@ -891,6 +894,8 @@ def take(a, indices, axis: int | None = None, out=None, mode: str | None = None,
                       fill_value=fill_value)
 
 
+@jnp_jit("take_along_axis", static_argnames=("axis", "mode", "fill_value",
+                                             "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None, *,
                     wrap_negative_indices: bool | None = None):
     """Take values from ``arr`` at ``indices`` along ``axis`` (``np.take_along_axis``).

@@ -27,6 +27,7 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy import ufuncs
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact, promote_dtypes_numeric
+from minijax.numpy.util import jnp_jit
 
 __all__ = [
     "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var",
@@ -287,6 +288,7 @@ def _correction(ddof, correction):
     return correction
 
 
+@jnp_jit("_var", static_argnames=("axis", "dtype", "keepdims", "ddof", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis``: mean squared deviation, divided by ``N - ddof``."""
@@ -311,6 +313,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                          np.asarray(np.nan, dtype))
 
 
+@jnp_jit("_std", static_argnames=("axis", "dtype", "keepdims", "ddof", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Standard deviation over ``axis``: ``sqrt(var(...))``."""
@@ -321,12 +324,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                         mean=mean, correction=correction))
 
 
+@jnp_jit("_ptp", static_argnames=("axis", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
     """Peak to peak: ``max - min`` over ``axis``."""
     _no_out("ptp", out)
     return lax.sub(amax(a, axis=axis, keepdims=keepdims), amin(a, axis=axis, keepdims=keepdims))
 
 
+@jnp_jit("count_nonzero", static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over ``axis`` (int32)."""
     a = _ensure_array("count_nonzero", a)
@@ -368,6 +373,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return avg
 
 
+@jnp_jit("median", static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median over ``axis`` (the mean of the two middle values for even sizes)."""
     from minijax.numpy.shapes import moveaxis, reshape
@@ -454,11 +460,13 @@ def _cumulative(name: str, lax_fn, a, axis, dtype, out=None, promote_integers=Fa
     return lax._convert_element_type(lax_fn(a, axis), result_dtype, False)
 
 
+@jnp_jit("cumsum", static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array if None)."""
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
+@jnp_jit("cumprod", static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along ``axis`` (of the flattened array if None)."""
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
@@ -519,6 +527,7 @@ def _nan_reduction(name, reduction, init_val, nan_if_all_nan, a, axis, keepdims,
     return out
 
 
+@jnp_jit("nansum", static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`sum` treating NaNs as zero."""
     _no_out("nansum", out)
@@ -526,6 +535,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                           initial=initial)
 
 
+@jnp_jit("nanprod", static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`prod` treating NaNs as one."""
     _no_out("nanprod", out)
@@ -533,6 +543,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
                           initial=initial)
 
 
+@jnp_jit("nanmax", static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`max` ignoring NaNs (NaN only where every element is NaN)."""
     _no_out("nanmax", out)
@@ -540,6 +551,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                           initial=initial)
 
 
+@jnp_jit("nanmin", static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`min` ignoring NaNs (NaN only where every element is NaN)."""
     _no_out("nanmin", out)
@@ -547,6 +559,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                           initial=initial)
 
 
+@jnp_jit("nanmean", static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """:func:`mean` of the non-NaN elements."""
     _no_out("nanmean", out)
@@ -562,6 +575,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 # --- whole-array comparisons ---------------------------------------------------------------
 
+@jnp_jit("allclose", static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every pair of elements is :func:`isclose`."""
     return all(ufuncs.isclose(a, b, rtol, atol, equal_nan))

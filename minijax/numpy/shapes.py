@@ -21,6 +21,7 @@ from minijax.lax import _convert_element_type
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy.creation import _concrete_index, asarray, canonicalize_shape, zeros
 from minijax.numpy.util import check_arraylike, promote_dtypes
+from minijax.numpy.util import jnp_jit
 
 __all__ = [
     "reshape", "ravel", "transpose", "matrix_transpose", "permute_dims", "swapaxes",
@@ -189,6 +190,7 @@ def moveaxis(a, source, destination):
     return lax.transpose(a, tuple(perm))
 
 
+@jnp_jit("rollaxis", static_argnames=("axis", "start"))
 def rollaxis(a, axis: int, start: int = 0):
     """Move ``axis`` so that it lies before position ``start`` (prefer :func:`moveaxis`)."""
     a, = _ensure_arraylike("rollaxis", a)
@@ -234,16 +236,19 @@ def _atleast_nd(x, nd: int):
     return lax.expand_dims(x, tuple(range(nd - rank)))
 
 
+@jnp_jit("atleast_1d")
 def atleast_1d(*arys):
     """Each argument with at least one dimension (a list if there are several)."""
     return _atleast("atleast_1d", 1, arys)
 
 
+@jnp_jit("atleast_2d")
 def atleast_2d(*arys):
     """Each argument with at least two dimensions (leading unit axes added)."""
     return _atleast("atleast_2d", 2, arys)
 
 
+@jnp_jit("atleast_3d")
 def atleast_3d(*arys):
     """Each argument with at least three dimensions (``(n,)`` becomes ``(1, n, 1)``)."""
     return _atleast("atleast_3d", 3, arys)
@@ -554,6 +559,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
 # Reversing and rotating
 # --------------------------------------------------------------------------
 
+@jnp_jit("_flip", static_argnames=("axis",))
 def flip(m, axis=None):
     """``m`` with the order of elements reversed along ``axis`` (all axes if None)."""
     m, = _ensure_arraylike("flip", m)
@@ -572,6 +578,7 @@ def flipud(m):
     return flip(m, 0)
 
 
+@jnp_jit("_roll_static", static_argnames=("shifts", "axes"))
 def _roll_static(a, shifts, axes):
     for ax, s in zip(*np.broadcast_arrays(axes, shifts)):
         n = _aval(a).shape[ax]
@@ -582,6 +589,7 @@ def _roll_static(a, shifts, axes):
     return a
 
 
+@jnp_jit("_roll_dynamic", static_argnames=("axes",))
 def _roll_dynamic(a, shift, axes):
     shift_shape = _aval(shift).shape
     b_shape = broadcast_shapes(shift_shape, np.shape(axes))
@@ -782,6 +790,8 @@ _PAD_KWARGS = {
 }
 
 
+@jnp_jit("_pad", static_argnames=("pad_width", "mode", "stat_length", "end_values",
+                                  "reflect_type"))
 def pad(array, pad_width, mode="constant", **kwargs):
     """Pad ``array``: ``pad_width`` is ``n``, ``(before, after)`` or one pair per axis.
 
@@ -848,16 +858,19 @@ def _triangle(name: str, m, k: int, lower: bool):
     return lax.select(which, m, zero) if lower else lax.select(which, zero, m)
 
 
+@jnp_jit("tril", static_argnames=("k",))
 def tril(m, k: int = 0):
     """``m`` with the elements above the ``k``-th diagonal set to zero."""
     return _triangle("tril", m, k, lower=True)
 
 
+@jnp_jit("triu", static_argnames=("k",))
 def triu(m, k: int = 0):
     """``m`` with the elements below the ``k``-th diagonal set to zero."""
     return _triangle("triu", m, k, lower=False)
 
 
+@jnp_jit("diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The ``offset``-th diagonal of the ``(axis1, axis2)`` planes, as the last axis.
 
@@ -881,6 +894,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     return _strip_weak_type(out)
 
 
+@jnp_jit("_diag", static_argnames=("k",))
 def diag(v, k: int = 0):
     """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with 1-d ``v`` on that diagonal."""
     v, = _ensure_arraylike("diag", v)

@@ -16,6 +16,7 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy.creation import _user_dtype, asarray
 from minijax.numpy.shapes import _slice_axis
 from minijax.numpy.util import check_arraylike, promote_dtypes
+from minijax.numpy.util import jnp_jit
 
 __all__ = ["sort", "argsort", "lexsort", "searchsorted", "partition", "argpartition",
            "sort_complex"]
@@ -36,6 +37,7 @@ def _sort_input(name: str, a, axis, kind, order):
     return arr, canonicalize_axis(axis, get_aval(arr).ndim)
 
 
+@jnp_jit("sort", static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """A sorted copy of ``a`` along ``axis`` (the flattened array if None).
@@ -48,6 +50,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(result, (dim,)) if descending else result
 
 
+@jnp_jit("argsort", static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
     """The indices that sort ``a`` along ``axis`` (int32 unless ``dtype`` is given).
@@ -64,6 +67,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     return lax.rev(indices, (dim,)) if descending else indices
 
 
+@jnp_jit("lexsort", static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
     """Indices that sort by several keys: the *last* key is the primary one.
 
@@ -86,6 +90,7 @@ def lexsort(keys, axis: int = -1):
     return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
 
 
+@jnp_jit("searchsorted", static_argnames=("side", "method"))
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
     """Where to insert ``v`` into the sorted 1-d ``a`` to keep it sorted.
 
@@ -128,6 +133,7 @@ def _check_partition(name: str, a, kth, axis):
     return arr, kth, axis
 
 
+@jnp_jit("partition", static_argnames=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
     """``a`` rearranged so that element ``kth`` is where sorting would put it.
 
@@ -144,6 +150,7 @@ def partition(a, kth: int, axis: int = -1):
     return lax.concatenate([_slice_axis(s, 0, kth + 1, axis), top], axis)
 
 
+@jnp_jit("argpartition", static_argnames=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
     """Indices that :func:`partition` ``a``: those of the ``kth + 1`` smallest values
     (ascending), then the remaining indices in increasing order, as in JAX."""
@@ -154,6 +161,7 @@ def argpartition(a, kth: int, axis: int = -1):
     return lax.concatenate([_slice_axis(order, 0, kth + 1, axis), rest], axis)
 
 
+@jnp_jit("sort_complex")
 def sort_complex(a):
     """``a`` sorted (lexicographically by real then imaginary part), as a complex array."""
     check_arraylike("sort_complex", a)

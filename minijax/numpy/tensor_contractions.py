@@ -26,6 +26,7 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy import reductions, ufuncs
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes
+from minijax.numpy.util import jnp_jit
 
 __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "trace"]
 
@@ -211,6 +212,7 @@ def outer(a, b, out=None):
     return ufuncs.multiply(lax.expand_dims(_ravel(a), (1,)), lax.expand_dims(_ravel(b), (0,)))
 
 
+@jnp_jit("kron")
 def kron(a, b):
     """Kronecker product: every element of ``a`` times the whole of ``b``, tiled."""
     check_arraylike("kron", a, b)
@@ -224,6 +226,7 @@ def kron(a, b):
     return lax.reshape(lax.mul(a, b), out_shape)
 
 
+@jnp_jit("trace", static_argnames=("offset", "axis1", "axis2", "dtype"))
 def trace(a, offset=0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """Sum of the ``offset`` diagonal over ``axis1`` and ``axis2``."""
     if out is not None:

@@ -22,6 +22,7 @@ from minijax.array import Array
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
                                 promote_args_numeric, promote_dtypes, promote_dtypes_numeric)
+from minijax.numpy.util import jnp_jit
 
 __all__ = [
     # arithmetic
@@ -132,6 +133,7 @@ def _broadcast_to(x, shape):
     return lax.broadcast_in_dim(x, tuple(shape), tuple(range(lead, len(shape))))
 
 
+@jnp_jit("_where")
 def _where(condition, x, y):
     """Three-argument ``where``: promote ``x``/``y``, broadcast, one ``lax.select``.
 
@@ -195,6 +197,7 @@ def _float_divmod(x, y):
     return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO), mod
 
 
+@jnp_jit("floor_divide")
 def floor_divide(x1, x2, /):
     """Elementwise ``x1 // x2`` rounding toward minus infinity (NumPy's semantics)."""
     x1, x2 = promote_args_numeric("floor_divide", x1, x2)
@@ -208,6 +211,7 @@ def _nonzero_divisor(x2):
     return _where(lax.eq(x2, _const(x2, 0)), _full_like(x2, 1), x2)
 
 
+@jnp_jit("remainder")
 def remainder(x1, x2, /):
     """Elementwise remainder of ``x1 / x2`` with the sign of the divisor (NumPy's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
@@ -223,6 +227,7 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
+@jnp_jit("fmod")
 def fmod(x1, x2, /):
     """Elementwise remainder with the sign of the dividend (C's ``fmod``, XLA's ``rem``)."""
     check_arraylike("fmod", x1, x2)
@@ -231,6 +236,7 @@ def fmod(x1, x2, /):
     return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 
+@jnp_jit("divmod")
 def divmod(x1, x2, /):
     """``(floor_divide(x1, x2), remainder(x1, x2))``."""
     x1, x2 = promote_args_numeric("divmod", x1, x2)
@@ -303,18 +309,21 @@ cbrt = _unary("cbrt", lax.cbrt, promote_args_inexact)
 reciprocal = _unary("reciprocal", lambda x: lax.integer_pow(x, -1), promote_args_inexact)
 
 
+@jnp_jit("fmax")
 def fmax(x1, x2, /):
     """Elementwise maximum that ignores NaNs (NaN only when both are NaN)."""
     x1, x2 = promote_args("fmax", x1, x2)
     return _where(lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2)), x1, x2)
 
 
+@jnp_jit("fmin")
 def fmin(x1, x2, /):
     """Elementwise minimum that ignores NaNs (NaN only when both are NaN)."""
     x1, x2 = promote_args("fmin", x1, x2)
     return _where(lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2)), x1, x2)
 
 
+@jnp_jit("clip")
 def clip(arr=None, /, min=None, max=None):
     """Clip ``arr`` to ``[min, max]``; ``None`` leaves that side unbounded."""
     if arr is None:
@@ -350,6 +359,7 @@ ceil = _keep_ints("ceil", lax.ceil)
 trunc = _keep_ints("trunc", lambda x: _where(lax.lt(x, _const(x, 0)), lax.ceil(x), lax.floor(x)))
 
 
+@jnp_jit("round", static_argnames=("decimals",))
 def round(a, decimals: int = 0, out=None):
     """Round to ``decimals`` decimal places, halves to even (``jnp.round``)."""
     check_arraylike("round", a)
@@ -376,11 +386,13 @@ def round(a, decimals: int = 0, out=None):
     return lax._convert_element_type(out, dtype, get_aval(out).weak_type)
 
 
+@jnp_jit("around", static_argnames=("decimals",))
 def around(a, decimals: int = 0, out=None):
     """Alias of :func:`round`."""
     return round(a, decimals, out)
 
 
+@jnp_jit("rint")
 def rint(x, /):
     """Round to the nearest integer, halves to even; integers become float32."""
     check_arraylike("rint", x)
@@ -436,6 +448,7 @@ rad2deg = _unary("rad2deg", lambda x: lax.mul(x, _const(x, 180 / np.pi)), promot
 radians, degrees = deg2rad, rad2deg
 
 
+@jnp_jit("hypot")
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` computed without overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
@@ -451,6 +464,7 @@ def hypot(x1, x2, /):
     return _where(either_inf, inf, out)
 
 
+@jnp_jit("sinc")
 def sinc(x, /):
     """Normalized sinc: ``sin(pi x) / (pi x)``, and 1 at 0."""
     x, = promote_args_inexact("sinc", x)
@@ -517,6 +531,7 @@ isneginf = _float_only("isneginf", lambda x: lax.eq(x, _strong_const(x, -np.inf)
 isfinite = _float_only("isfinite", lax.is_finite, True)
 
 
+@jnp_jit("isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal to themselves)."""
     a, b = promote_args_inexact("isclose", a, b)
@@ -530,6 +545,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     return lax.bitwise_or(out, both_nan) if equal_nan else out
 
 
+@jnp_jit("nan_to_num")
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by the largest finite values (or those given)."""
     check_arraylike("nan_to_num", x)
@@ -547,6 +563,7 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 _INT_OF_WIDTH = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
 
 
+@jnp_jit("signbit")
 def signbit(x, /):
     """Whether the sign bit is set (true for ``-0.0`` and negative NaNs)."""
     x, = promote_args("signbit", x)
@@ -560,12 +577,14 @@ def signbit(x, /):
     return lax._convert_element_type(bits, np.bool_, False)
 
 
+@jnp_jit("copysign")
 def copysign(x1, x2, /):
     """``|x1|`` with the sign of ``x2``."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
     return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
+@jnp_jit("heaviside")
 def heaviside(x1, x2, /):
     """Step function: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)

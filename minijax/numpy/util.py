@@ -13,6 +13,9 @@ used by every ``jnp`` function that takes several arrays:
 """
 from __future__ import annotations
 
+import functools
+from typing import Callable, Sequence
+
 import numpy as np
 
 from minijax import dtypes
@@ -98,3 +101,39 @@ def promote_args_inexact(fun_name: str, *args):
 def promote_args_numeric(fun_name: str, *args):
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+# =============================================================================
+# The inner jit of jnp functions (a hook that chapter 06 fills)
+# =============================================================================
+#: ``impl(fun, name, static_argnames) -> callable``, installed by ``minijax.jit``.
+_jnp_jit_impl: Callable | None = None
+
+
+def set_jnp_jit(impl: Callable | None) -> None:
+    """Chapter 06 installs the real inner ``jit`` of the ``@jnp_jit`` functions."""
+    global _jnp_jit_impl
+    _jnp_jit_impl = impl
+
+
+def jnp_jit(name: str, static_argnames: Sequence[str] = ()) -> Callable:
+    """Mark a jnp function that JAX implements as a jitted function called ``name``.
+
+    JAX wraps many ``jax.numpy`` functions in an inner ``jit``, so that a
+    traced program shows ``jit[name=_where jaxpr={ ... }]`` instead of the
+    primitives. Chapter 00 has no ``jit``: the function is called as it is.
+    From chapter 06 on, ``minijax.jit`` installs the real wrapper (with
+    ``static_argnames`` as JAX's), and jaxprs print as JAX's.
+    """
+    def decorate(fun: Callable) -> Callable:
+        jitted: list[Callable] = []  # made on first use, once the hook is installed
+
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            if _jnp_jit_impl is None:
+                return fun(*args, **kwargs)
+            if not jitted:
+                jitted.append(_jnp_jit_impl(fun, name, tuple(static_argnames)))
+            return jitted[0](*args, **kwargs)
+        return wrapper
+    return decorate

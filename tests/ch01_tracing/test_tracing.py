@@ -171,7 +171,7 @@ def test_concrete_tracers_can_be_used_in_python_control_flow():
 def test_leaked_tracer_is_an_error():
     leaked = []
     print_primitives(lambda x: leaked.append(x) or x, echo=False, log=[])(jnp.array(1.0))
-    with pytest.raises(errors.UnexpectedTracerError, match="escaped"):
+    with pytest.raises(errors.UnexpectedTracerError, match="escape the scope of the transformation"):
         jnp.sin(leaked[0])
 
 

@@ -497,15 +497,27 @@ def test_zero_of_one_argument_skips_its_term():
 WITHOUT_RULE = {"nextafter": "JAX 0.10.2 defines no JVP for it (NotImplementedError)"}
 
 
+def _chapter00_primitives():
+    """The primitives defined by minijax.lax's modules (chapter 00); later chapters
+    (and their registrations into ``lax``) test their own."""
+    import importlib
+    from minijax.primitives import Primitive
+    modules = [importlib.import_module(f"minijax.lax.{m}") for m in
+               ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing")]
+    return list({v: None for m in modules for v in vars(m).values()
+                 if isinstance(v, Primitive)})
+
+
 def test_every_primitive_has_a_rule_or_a_reason():
-    missing = [p.name for p in all_primitives() if p not in jvp_rules]
+    missing = [p.name for p in _chapter00_primitives() if p not in jvp_rules]
     assert sorted(missing) == sorted(WITHOUT_RULE)
 
 
 def test_every_rule_is_tested():
     tested = ({c[0] for c in CASES} | {n for n, _ in ZERO_ON_FLOATS} | set(INTEGER_ONLY)
               | {"digamma", "reduce_precision"})
-    untested = sorted(p.name for p in jvp_rules if p.name not in tested)
+    untested = sorted(p.name for p in _chapter00_primitives()
+                      if p in jvp_rules and p.name not in tested)
     assert not untested, f"rules without a test: {untested}"
 
 

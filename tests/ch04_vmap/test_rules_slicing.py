@@ -7,6 +7,8 @@ Indices are drawn partly out of bounds, so clamping and dropping are
 exercised too. The last test checks that every primitive has a case in this
 chapter's tests.
 """
+import importlib
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ import minijax.numpy as jnp
 from minijax import lax
 from minijax.interpreters.batching import batching_rules, vmap
 from minijax.interpreters.printing import print_primitives
-from minijax.primitives import all_primitives
+from minijax.primitives import Primitive, all_primitives
 
 from vmap_check import Case, case_id, check_vmap, f32, i32, in_axes_combos
 import test_rules_elementwise
@@ -102,6 +104,10 @@ def test_dynamic_update_slice_at_batched_positions_is_a_scatter():
 def test_every_primitive_has_a_rule_and_a_case():
     cases = CASES + test_rules_elementwise.CASES + test_rules_structural.CASES
     covered = {c.prim for c in cases}
-    names = [p.name for p in all_primitives()]
-    assert not [n for n in names if n not in covered], "primitives without a vmap test"
-    assert not [p.name for p in all_primitives() if p not in batching_rules]
+    # the primitives defined by minijax.lax's modules (chapter 00); later chapters
+    # (and their registrations into lax) test their own
+    modules = [importlib.import_module(f"minijax.lax.{m}") for m in
+               ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing")]
+    prims = {v for m in modules for v in vars(m).values() if isinstance(v, Primitive)}
+    assert not [p.name for p in prims if p.name not in covered], "primitives without a vmap test"
+    assert not [p.name for p in prims if p not in batching_rules]

@@ -1,0 +1,135 @@
+"""Every sampler against the bits real JAX 0.10.2 drew from the same keys.
+
+The draws are defined once in ``random_draws.py``; ``jax_random_values.py``
+holds what JAX returned (expected values from JAX 0.10.2). Splitting, folding,
+bits, uniform floats, integers, booleans, shuffles and categorical draws must
+agree bit for bit. Draws that go through ``erf_inv``/``log``/``log1p``, or
+through ``a * b + c`` (which XLA fuses into one rounding), may differ from
+JAX's by a few units in the last place: those are compared with a tolerance,
+after checking that the uniform numbers underneath are bit-identical.
+"""
+import numpy as np
+import pytest
+
+import minijax.numpy as jnp
+import minijax.control_flow  # noqa: F401  (chapter 08 adds lax.scan, lax.fori_loop)
+from minijax import lax, random, vmap
+
+import jax_random_values as jax_values
+import random_draws as draws
+
+KEY_NAMES = list(draws.KEYS)
+
+
+def _key(name):
+    return draws.KEYS[name](random)
+
+
+def assert_bitwise_equal(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert got.shape == expected.shape, (got.shape, expected.shape)
+    if got.dtype.kind in "fc":  # compare bit patterns: -0.0 != 0.0, nan == nan
+        got, expected = got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}")
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("seed", draws.SEEDS)
+def test_prngkey_seeds(seed):
+    assert_bitwise_equal(random.PRNGKey(seed), jax_values.SEEDS[seed])
+    assert_bitwise_equal(random.key_data(random.key(seed)), jax_values.SEEDS[seed])
+
+
+@pytest.mark.parametrize("key_name", KEY_NAMES)
+@pytest.mark.parametrize("draw", list(draws.EXACT))
+def test_exact_draws(key_name, draw):
+    got = draws.EXACT[draw](random, jnp, _key(key_name))
+    assert_bitwise_equal(got, jax_values.EXACT[key_name][draw])
+
+
+@pytest.mark.parametrize("key_name", KEY_NAMES)
+@pytest.mark.parametrize("draw", list(draws.LARGE))
+def test_large_draws(key_name, draw):
+    got = draws.LARGE[draw](random, jnp, _key(key_name))
+    assert draws.digest(got) == jax_values.LARGE[key_name][draw]
+
+
+@pytest.mark.parametrize("key_name", KEY_NAMES)
+@pytest.mark.parametrize("draw", list(draws.CLOSE))
+def test_transcendental_draws(key_name, draw):
+    got = np.asarray(draws.CLOSE[draw](random, jnp, _key(key_name)))
+    expected = jax_values.CLOSE[key_name][draw]
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    rtol = 4e-3 if got.dtype == np.float16 else 2e-5
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("key_name", KEY_NAMES)
+def test_the_uniforms_under_normal_are_exact(key_name):
+    """normal = sqrt(2) * erf_inv(u): the u are JAX's, bit for bit."""
+    k = _key(key_name)
+    lo = np.nextafter(np.float32(-1), np.float32(0))
+    u = np.asarray(random.uniform(k, (8,), minval=lo, maxval=1.))
+    expected = np.asarray(jax_values.CLOSE[key_name]["normal"])
+    np.testing.assert_allclose(np.sqrt(2) * _erfinv(u), expected, rtol=1e-5, atol=1e-6)
+
+
+def _erfinv(u):
+    from scipy.special import erfinv
+    return erfinv(u.astype(np.float64))
+
+
+@pytest.mark.parametrize("draw", list(draws.TRANSFORMS))
+def test_draws_under_transformations(draw):
+    got = draws.TRANSFORMS[draw](random, jnp, lax, vmap)
+    assert_bitwise_equal(got, jax_values.TRANSFORMS[draw])
+
+
+def test_jit_gives_the_eager_bits():
+    from minijax.jit import jit
+    k = random.key(0)
+    assert_bitwise_equal(jit(lambda k: random.uniform(k, (8,)))(k),
+                         jax_values.EXACT["key0"]["uniform"])
+    assert_bitwise_equal(jit(lambda k: random.randint(k, (8,), 0, 10))(k),
+                         jax_values.EXACT["key0"]["randint"])
+    assert_bitwise_equal(random.key_data(jit(random.split)(k)),
+                         jax_values.EXACT["key0"]["split"])
+    assert_bitwise_equal(jit(lambda k: random.permutation(k, 10))(k),
+                         jax_values.EXACT["key0"]["permutation"])
+
+
+def test_dtypes_of_draws():
+    k = random.key(0)
+    assert random.uniform(k).dtype == np.float32 and not random.uniform(k).weak_type
+    assert random.normal(k, (2,), jnp.float16).dtype == np.float16
+    assert random.randint(k, (2,), 0, 3).dtype == np.int32
+    assert random.randint(k, (2,), 0, 3, jnp.uint8).dtype == np.uint8
+    assert random.bits(k).dtype == np.uint32
+    assert random.bits(k, (), jnp.uint16).dtype == np.uint16
+    assert random.bernoulli(k).dtype == np.bool_
+    assert random.categorical(k, jnp.zeros(3)).dtype == np.int32
+    assert random.permutation(k, 3).dtype == np.int32
+    assert random.choice(k, jnp.arange(3.), (2,)).dtype == np.float32
+
+
+def test_float64_request_is_truncated_with_jax_warning():
+    with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+        x = random.uniform(random.key(0), (2,), jnp.float64)
+    assert_bitwise_equal(x, jax_values.EXACT["key0"]["uniform"][:2])
+
+
+def test_minval_above_maxval_as_jax():
+    # expected values from JAX 0.10.2: uniform clamps to minval, randint returns minval
+    k = random.key(0)
+    np.testing.assert_array_equal(random.uniform(k, (2,), minval=1., maxval=0.), [1., 1.])
+    np.testing.assert_array_equal(random.randint(k, (3,), 5, 2), [5, 5, 5])
+
+
+def test_normal_of_a_million_is_fast():
+    import time
+    k = random.key(0)
+    random.normal(k, (10,))  # trace and cache the samplers
+    start = time.perf_counter()
+    x = random.normal(k, (10**6,))
+    assert time.perf_counter() - start < 1.0
+    assert x.shape == (10**6,)
