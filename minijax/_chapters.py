@@ -92,12 +92,17 @@ MODULES = {
     "minijax.interpreters.transpose": 7,
     "minijax.interpreters.transpose_rules": 7,
     "minijax.autodiff": 7,
+    "minijax.custom_derivatives": 7,
+    "minijax.checkpoint": 7,
     # chapter 08
     "minijax.control_flow": 8,
     "minijax.control_flow.common": 8,
     "minijax.control_flow.conditionals": 8,
     "minijax.control_flow.loops": 8,
     "minijax.control_flow.associative": 8,
+    # chapter 09
+    "minijax.backends.fusion": 9,
+    "minijax.backends.numba_cpu": 9,
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,
