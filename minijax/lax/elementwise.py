@@ -530,7 +530,42 @@ def _digamma_impl(x):
 
 erf_p = unop("erf", _in_float64(_special.erf), FLOAT)
 erfc_p = unop("erfc", _in_float64(_special.erfc), FLOAT)
-erf_inv_p = unop("erf_inv", _in_float64(_special.erfinv), FLOAT)
+# XLA computes float32 erf_inv with Giles' single-precision polynomials
+# ("Approximating the erfinv function", 2010), evaluated with fused
+# multiply-adds. Doing the same (each FMA emulated in float64, rounded once)
+# reproduces XLA's bits for ~98.5% of inputs, against ~34% for a correctly
+# rounded erfinv; random.normal is built on it, so this is what makes its
+# samples match JAX's.
+_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _fma_horner(coeffs, w: np.ndarray) -> np.ndarray:
+    """Horner's rule in float32 with each step a fused multiply-add."""
+    p = np.full(w.shape, coeffs[0], np.float32)
+    w64 = w.astype(np.float64)
+    for c in coeffs[1:]:
+        p = (p.astype(np.float64) * w64 + np.float64(np.float32(c))).astype(np.float32)
+    return p
+
+
+def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.float64:
+        return _special.erfinv(x)
+    x32 = x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        w = (-np.log1p((-x32 * x32).astype(np.float64))).astype(np.float32)
+        small = _fma_horner(_ERF_INV_SMALL, (w - np.float32(2.5)).astype(np.float32))
+        large = _fma_horner(_ERF_INV_LARGE, (np.sqrt(w) - np.float32(3)).astype(np.float32))
+        out = (np.where(w < np.float32(5), small, large) * x32).astype(np.float32)
+    out = np.where(np.abs(x32) == 1, np.copysign(np.float32(np.inf), x32), out)
+    out = np.where(np.abs(x32) > 1, np.float32(np.nan), out)
+    return out.astype(x.dtype)
+
+
+erf_inv_p = unop("erf_inv", _erf_inv_impl, FLOAT)
 lgamma_p = unop("lgamma", _in_float64(_special.gammaln), FLOAT)
 digamma_p = unop("digamma", _digamma_impl, FLOAT)
 
