@@ -26,6 +26,7 @@ from minijax import backends, stages  # noqa: F401  (ch06)
 from minijax.autodiff import (grad, hessian, jacobian, jacrev, linear_transpose,  # noqa: F401  (ch07)
                               linearize, value_and_grad, vjp)
 import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.scan, ...)
+import minijax.backends.numba_cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 from minijax import random  # noqa: F401  (ch13)
 
 __version__ = "0.1.0"

@@ -1,1 +1,366 @@
-"""(to be written)"""
+"""Chapter 09 — the kernel plan: which equations of a jaxpr become one loop.
+
+Running a jaxpr one primitive at a time (chapter 06's interpreter) writes
+every intermediate value to memory and reads it back. For
+``selu(x) = scale * where(x > 0, x, alpha * exp(x) - alpha)`` that is six
+passes over ``x`` and five temporary arrays. A compiler does better by
+*fusing*: one loop over the output, computing each element from the inputs
+in registers, writing only the result. XLA does this; this module decides
+it for minijax. It is backend-neutral: chapter 09 turns a plan into Numba
+code for the CPU, chapter 10 into CUDA kernels.
+
+A :class:`KernelPlan` is a list of *steps*, in an order that respects every
+data dependence:
+
+- :class:`LoopNest`: a maximal group of *elementwise* equations over one
+  output shape (arithmetic, comparisons, ``select_n``,
+  ``convert_element_type``, ``broadcast_in_dim``, ``iota``...) run in ONE loop
+  nest; only values used outside the group (``stores``) are written to
+  memory. A loop nest may end in a *reduction* (``reduce_sum``, ``argmax``...)
+  of a value it computes: the producer is fused into the reduction loop.
+- :class:`Dot`: a ``dot_general``, which the backend hands to BLAS.
+- :class:`Call`: any other primitive the backend lowers on its own
+  (``reshape``, ``transpose``, ``slice``...). Its inputs are materialized.
+
+A primitive the backend cannot lower makes the plan *unsupported*
+(``plan.unsupported`` names the culprits); the backend then runs the jaxpr
+with the interpreter instead, so nothing breaks. Nested ``jit`` equations are
+inlined first (as XLA does).
+
+The grouping rule is greedy and simple: walking the equations in order, an
+elementwise equation joins the *open* group of its output shape; reading a
+value of another open group *closes* that group (it is emitted, and its
+values become arrays in memory). Open groups never read each other, so
+closing them in any order is correct.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from minijax.backends.interpreter import jaxpr_cost_analysis
+from minijax.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprPpContext, JaxprPpSettings,
+                           Literal, Var, _dropvars, pp_eqn)
+
+__all__ = ["ELEMENTWISE", "REDUCTIONS", "LoopNest", "Dot", "Call", "KernelPlan",
+           "make_plan", "inline_calls", "eqn_text"]
+
+#: Primitives computed element by element: each output element depends only
+#: on the input elements at the same index (or, for ``broadcast_in_dim``, at a
+#: remapped index; ``iota`` on the index itself).
+ELEMENTWISE = frozenset("""
+    neg sign add sub mul div rem max min abs square integer_pow pow nextafter
+    floor ceil round is_finite exp exp2 log log1p expm1 logistic sqrt rsqrt cbrt
+    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh
+    erf erfc erf_inv lgamma digamma real imag complex conj
+    not and or xor population_count clz shift_left shift_right_logical
+    shift_right_arithmetic eq ne lt le gt ge select_n clamp
+    convert_element_type reduce_precision copy stop_gradient add_any
+    broadcast_in_dim iota
+    """.split())
+
+#: Reductions a loop nest may end in (with its producer fused in).
+REDUCTIONS = frozenset("""
+    reduce_sum reduce_prod reduce_max reduce_min reduce_and reduce_or reduce_xor
+    argmax argmin
+    """.split())
+
+#: Call primitives whose body is inlined into the caller's plan.
+INLINE_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
+
+
+# =============================================================================
+# Inlining nested calls
+# =============================================================================
+def inline_calls(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """The same program with every nested ``jit`` equation replaced by its body.
+
+    Inner variables get fresh ``Var`` s at each call site (a jaxpr called
+    twice must not define the same variable twice); inner constants become
+    constants of the result.
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    if not any(e.primitive.name in INLINE_CALLS for e in jaxpr.eqns):
+        return closed_jaxpr
+    constvars, consts = list(jaxpr.constvars), list(closed_jaxpr.consts)
+    eqns: list = []
+
+    def inline(inner: Jaxpr, inner_consts, args):
+        env = {}
+        for v, c in zip(inner.constvars, inner_consts):
+            env[v] = Var(v.aval)
+            constvars.append(env[v])
+            consts.append(c)
+        env.update(zip(inner.invars, args))
+        read = lambda a: a if isinstance(a, Literal) else env[a]  # noqa: E731
+        for eqn in inner.eqns:
+            ins = [read(a) for a in eqn.invars]
+            if eqn.primitive.name in INLINE_CALLS:
+                sub = eqn.params["jaxpr"]
+                env.update(zip(eqn.outvars, inline(sub.jaxpr, sub.consts, ins)))
+            else:
+                outs = [v if isinstance(v, DropVar) else Var(v.aval) for v in eqn.outvars]
+                env.update(zip(eqn.outvars, outs))
+                eqns.append(eqn.replace(invars=ins, outvars=outs))
+        return [read(a) for a in inner.outvars]
+
+    top = {}
+    for eqn in jaxpr.eqns:
+        ins = [a if isinstance(a, Literal) else top.get(a, a) for a in eqn.invars]
+        if eqn.primitive.name in INLINE_CALLS:
+            sub = eqn.params["jaxpr"]
+            results = inline(sub.jaxpr, sub.consts, ins)
+            top.update(zip(eqn.outvars, results))
+        else:
+            eqns.append(eqn.replace(invars=ins))
+    outvars = [a if isinstance(a, Literal) else top.get(a, a) for a in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns), consts)
+
+
+# =============================================================================
+# Steps
+# =============================================================================
+def eqn_text(eqn, names: JaxprPpContext) -> str:
+    """One equation as the jaxpr printer writes it, on one line."""
+    return " ".join(pp_eqn(eqn, names, JaxprPpSettings()).format(width=10**6).split())
+
+
+@dataclass
+class LoopNest:
+    """One loop nest over ``shape`` computing ``eqns`` element by element.
+
+    ``stores`` are the values written to memory (used after the loop);
+    every other value lives in a register for one iteration. ``reduction``,
+    if set, is a reduction of a value computed in the loop (or read from
+    memory when ``eqns`` is empty), accumulated in the same loop.
+    """
+    shape: tuple
+    eqns: list = field(default_factory=list)
+    stores: list = field(default_factory=list)
+    reduction: object = None
+
+    def describe(self, names) -> list[str]:
+        what = f"loop nest over {list(self.shape)}: {len(self.eqns)} fused equation(s)"
+        if self.reduction is not None:
+            what += f" + {self.reduction.primitive.name}"
+        stores = " ".join(names.var_names[v] for v in self.stores)
+        lines = [what + (f", stores {stores}" if stores else "")]
+        lines += ["    " + eqn_text(e, names) for e in self.eqns]
+        if self.reduction is not None:
+            lines.append("    " + eqn_text(self.reduction, names))
+        return lines
+
+
+@dataclass
+class Dot:
+    """A ``dot_general``: a call to BLAS (matrix multiply) on the CPU."""
+    eqn: object
+
+    def describe(self, names) -> list[str]:
+        return ["dot (BLAS)", "    " + eqn_text(self.eqn, names)]
+
+
+@dataclass
+class Call:
+    """A primitive with a lowering of its own (its inputs are in memory)."""
+    eqn: object
+
+    def describe(self, names) -> list[str]:
+        return [f"call {self.eqn.primitive.name}", "    " + eqn_text(self.eqn, names)]
+
+
+@dataclass
+class KernelPlan:
+    """The steps of one kernel, for the (inlined) ``closed_jaxpr``.
+
+    ``names`` names every variable as the jaxpr printer does (``a``, ``b``...),
+    so the generated code and ``str(plan)`` use the same names as the jaxpr.
+    ``unsupported`` lists what the backend cannot lower; when it is not
+    empty, ``steps`` is empty and the backend falls back to the interpreter.
+    """
+    closed_jaxpr: ClosedJaxpr
+    steps: list
+    unsupported: list
+    names: JaxprPpContext
+
+    @property
+    def supported(self) -> bool:
+        return not self.unsupported
+
+    def __str__(self) -> str:
+        if self.unsupported:
+            return "unsupported plan (falls back to the interpreter): " + \
+                ", ".join(self.unsupported)
+        lines = []
+        for k, step in enumerate(self.steps):
+            first, *rest = step.describe(self.names)
+            lines += [f"step {k}: {first}", *rest]
+        return "\n".join(lines)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """Flops as chapter 06 counts them; bytes as *this plan* moves them.
+
+        A fused loop reads each input array and writes each stored value once,
+        so fusion shows up here as fewer bytes accessed than the interpreter's
+        count for the same jaxpr.
+        """
+        cost = jaxpr_cost_analysis(self.closed_jaxpr)
+        cost["bytes accessed"] = float(sum(_step_bytes(s) for s in self.steps))
+        return cost
+
+
+def _nbytes(aval) -> int:
+    return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize
+
+
+def _step_bytes(step) -> int:
+    if isinstance(step, LoopNest):
+        eqns = step.eqns + ([step.reduction] if step.reduction is not None else [])
+        made = {v for e in eqns for v in e.outvars}
+        reads = {v for e in eqns for v in e.invars if isinstance(v, Var) and v not in made}
+        writes = set(step.stores) | (set(step.reduction.outvars) if step.reduction else set())
+        return sum(_nbytes(v.aval) for v in reads | writes)
+    eqn = step.eqn
+    return (sum(_nbytes(v.aval) for v in eqn.invars if isinstance(v, Var))
+            + sum(_nbytes(v.aval) for v in eqn.outvars))
+
+
+# =============================================================================
+# Building the plan
+# =============================================================================
+def _names(jaxpr: Jaxpr) -> JaxprPpContext:
+    """Printer names, given in the printer's order (constvars, invars, equations)."""
+    names = JaxprPpContext(_dropvars(jaxpr))
+    for v in [*jaxpr.constvars, *jaxpr.invars]:
+        names.var_names[v]
+    for eqn in jaxpr.eqns:
+        for v in eqn.invars:
+            if isinstance(v, Var):
+                names.var_names[v]
+        for v in eqn.outvars:
+            if not isinstance(v, DropVar):
+                names.var_names[v]
+    return names
+
+
+def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=frozenset(),
+              dot: bool = True, dtype_ok=lambda dtype: True) -> KernelPlan:
+    """Group the equations of ``closed_jaxpr`` into fused steps.
+
+    The backend says what it can lower: the ``elementwise`` primitives it can
+    write as scalar code, the ``calls`` it lowers one by one, whether it
+    lowers ``dot_general`` (``dot``), and the dtypes it handles (``dtype_ok``).
+    """
+    closed_jaxpr = _dead_code_elimination(inline_calls(closed_jaxpr))
+    jaxpr = closed_jaxpr.jaxpr
+    names = _names(jaxpr)
+    unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok)
+    if unsupported:
+        return KernelPlan(closed_jaxpr, [], unsupported, names)
+    return KernelPlan(closed_jaxpr, _group(jaxpr), [], names)
+
+
+def _dead_code_elimination(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """Drop equations none of whose results is used (every primitive here is pure)."""
+    jaxpr = closed_jaxpr.jaxpr
+    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    if len(kept) == len(jaxpr.eqns):
+        return closed_jaxpr
+    return ClosedJaxpr(jaxpr.replace(eqns=kept[::-1]), closed_jaxpr.consts)
+
+
+def _unsupported(jaxpr, elementwise, calls, dot, dtype_ok) -> list[str]:
+    bad = []
+    avals = [v.aval for v in [*jaxpr.constvars, *jaxpr.invars]]
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        known = (name in elementwise or name in REDUCTIONS or name in calls
+                 or (dot and name == "dot_general"))
+        if not known and name not in bad:
+            bad.append(name)
+        avals += [v.aval for v in [*eqn.invars, *eqn.outvars]]
+    for dtype in sorted({a.dtype for a in avals}, key=str):
+        if not (isinstance(dtype, np.dtype) and dtype_ok(dtype)):
+            bad.append(f"dtype {dtype}")
+    return bad
+
+
+class _Grouper:
+    """The greedy grouping walk (see the module docstring)."""
+
+    def __init__(self, jaxpr: Jaxpr):
+        self.outvars = {v for v in jaxpr.outvars if isinstance(v, Var)}
+        self.uses = Counter(v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var))
+        self.steps: list = []
+        self.open: dict[tuple, LoopNest] = {}   # loop shape -> the open group
+        self.producer: dict[Var, LoopNest] = {}  # value -> the open group computing it
+
+    def close(self, group: LoopNest) -> None:
+        """Emit ``group``: decide what it stores, then forget it is open."""
+        eqns = group.eqns + ([group.reduction] if group.reduction is not None else [])
+        inside = Counter(v for e in eqns for v in e.invars if isinstance(v, Var))
+        group.stores = [v for e in group.eqns for v in e.outvars
+                        if not isinstance(v, DropVar)
+                        and (v in self.outvars or self.uses[v] > inside[v])]
+        if self.open.get(group.shape) is group:
+            del self.open[group.shape]
+        for e in group.eqns:
+            for v in e.outvars:
+                self.producer.pop(v, None)
+        self.steps.append(group)
+
+    def materialize(self, atoms) -> None:
+        for v in atoms:
+            if isinstance(v, Var) and v in self.producer:
+                self.close(self.producer[v])
+
+    def elementwise(self, eqn) -> None:
+        shape = eqn.outvars[0].aval.shape
+        for v in eqn.invars:
+            group = self.producer.get(v) if isinstance(v, Var) else None
+            if group is not None and (group.shape != shape or v.aval.shape != shape):
+                self.close(group)  # read from memory (e.g. the operand of a broadcast)
+        group = self.open.get(shape)
+        if group is None:
+            group = self.open[shape] = LoopNest(shape)
+        group.eqns.append(eqn)
+        for v in eqn.outvars:
+            self.producer[v] = group
+
+    def reduction(self, eqn) -> None:
+        x = eqn.invars[0]
+        group = self.producer.get(x) if isinstance(x, Var) else None
+        if group is not None and group.shape == x.aval.shape:
+            group.reduction = eqn  # the producer fuses into the reduction loop
+            self.close(group)
+        else:
+            self.materialize([x])
+            self.steps.append(LoopNest(tuple(x.aval.shape), reduction=eqn))
+
+    def other(self, eqn, step) -> None:
+        self.materialize(eqn.invars)
+        self.steps.append(step)
+
+
+def _group(jaxpr: Jaxpr) -> list:
+    g = _Grouper(jaxpr)
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in REDUCTIONS:
+            g.reduction(eqn)
+        elif name == "dot_general":
+            g.other(eqn, Dot(eqn))
+        elif name in ELEMENTWISE and not eqn.primitive.multiple_results:
+            g.elementwise(eqn)
+        else:
+            g.other(eqn, Call(eqn))
+    for group in list(g.open.values()):
+        g.close(group)
+    return g.steps
