@@ -18,6 +18,8 @@ _ZERO_DERIVATIVE = "zero derivative: never applied to a linear (tangent) value"
 _NONLINEAR = "nonlinear: its jvp rule applies only linear primitives to tangents"
 _RANDOM = "random bits and keys: zero derivative, never linear"
 _NOT_TRANSPOSABLE = {
+    "custom_vjp_call": "its jvp rule runs fwd and stages custom_lin, whose transpose "
+                       "calls bwd: a linear jaxpr never holds custom_vjp_call",
     **{name: _RANDOM for name in ("random_seed", "random_split", "random_fold_in",
                                   "random_bits", "random_wrap", "random_unwrap",
                                   "threefry2x32")},
@@ -134,3 +136,19 @@ def test_exemptions_name_real_primitives(table_name):
     unknown = sorted(set(exempt) - set(_primitive_ids()))
     assert not unknown, f"{table_name} exempts unknown primitives: {unknown}"
     assert all(reason.strip() for reason in exempt.values())
+
+
+# Higher-order primitives (a jaxpr among their params) need their own partial
+# evaluation rule for reverse mode (chapter 07): the default rule would stage
+# the whole call as unknown and lose the known/unknown split of its body.
+from minijax.interpreters.linearize import custom_partial_eval_rules  # noqa: E402
+
+HIGHER_ORDER = ["jit", "cond", "while", "scan", "remat2", "custom_jvp_call"]
+# custom_vjp_call needs none: its jvp rule replaces it by fwd + custom_lin first.
+
+
+def test_higher_order_primitives_have_partial_eval_rules():
+    by_name = {p.name: p for p in all_primitives()}
+    assert set(HIGHER_ORDER) <= set(by_name), "a higher-order primitive was renamed"
+    missing = [n for n in HIGHER_ORDER if by_name[n] not in custom_partial_eval_rules]
+    assert not missing, f"higher-order primitives without a partial-eval rule: {missing}"
