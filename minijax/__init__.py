@@ -11,6 +11,9 @@ from minijax import scipy  # noqa: F401  (ch00)
 import minijax.scipy.special  # noqa: F401  (ch00)
 from minijax.array import Array  # noqa: F401  (ch00)
 from minijax.abstract_arrays import ShapedArray  # noqa: F401  (ch00)
+from minijax.devices import (Device, block_until_ready, default_backend, device_count,  # noqa: F401  (ch00)
+                             device_get, device_put, devices, local_device_count,
+                             local_devices, process_count, process_index)
 from minijax import core  # noqa: F401  (ch01)
 from minijax import errors  # noqa: F401  (ch01)
 from minijax.interpreters.ad import jacfwd, jvp  # noqa: F401  (ch02)
@@ -31,5 +34,6 @@ import minijax.custom_derivatives  # noqa: F401,E402  (ch07: SymbolicZero)
 import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.scan, ...)
 import minijax.backends.numba_cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 from minijax import random  # noqa: F401  (ch13)
+import minijax.nn.initializers  # noqa: F401,E402  (ch13)
 
 __version__ = "0.1.0"

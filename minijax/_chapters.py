@@ -44,6 +44,7 @@ MODULES = {
     "minijax.lax.dot": 0,
     "minijax.lax.sorting": 0,
     "minijax.lax.slicing": 0,
+    "minijax.lax.linalg": 0,
     "minijax.numpy": 0,
     "minijax.numpy.util": 0,
     "minijax.numpy.scalar_types": 0,
@@ -56,6 +57,10 @@ MODULES = {
     "minijax.numpy.tensor_contractions": 0,
     "minijax.numpy.linalg": 0,
     "minijax.numpy.indexing": 0,
+    "minijax.numpy.set_ops": 0,
+    "minijax.numpy.statistics": 0,
+    "minijax.numpy.index_tricks": 0,
+    "minijax.numpy.misc": 0,
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,
@@ -106,6 +111,7 @@ MODULES = {
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,
+    "minijax.nn.initializers": 13,
 }
 
 #: The assembly point: may import any chapter.

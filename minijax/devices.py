@@ -7,6 +7,8 @@ devices and chapter 11 gives each device a queue.
 """
 from __future__ import annotations
 
+import numpy as np
+
 
 class Device:
     """A place that holds buffers and runs computations."""
@@ -41,3 +43,115 @@ _cpu_devices: list[Device] = [CpuDevice(0)]
 
 def default_device() -> Device:
     return _cpu_devices[0]
+
+
+# --- the device API of the ``jax`` namespace ---------------------------------
+# Synchronous versions: in chapter 00 every buffer is already on the host, so
+# ``device_put`` just makes an Array and ``block_until_ready`` has nothing to
+# wait for. Chapter 10 adds CUDA devices and chapter 11 makes transfers
+# asynchronous; the signatures stay the same.
+
+def _check_backend(backend) -> None:
+    if backend is None or backend == "cpu":
+        return
+    if backend == "gpu":
+        raise RuntimeError(
+            "Unknown backend: 'gpu' requested, but no platforms that are instances "
+            "of gpu are present. Platforms present are: cpu")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are ['cpu']")
+
+
+def devices(backend=None) -> list[Device]:
+    """All devices of ``backend`` (the default backend if None): ``[CpuDevice(id=0)]``."""
+    _check_backend(backend)
+    return list(_cpu_devices)
+
+
+def local_devices(process_index=None, backend=None, host_id=None) -> list[Device]:
+    """The devices attached to this process (all of them: there is one process)."""
+    _check_backend(backend)
+    return list(_cpu_devices)
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return len(local_devices(backend=backend))
+
+
+def default_backend() -> str:
+    """The platform name of the default backend."""
+    return default_device().platform
+
+
+def process_index(backend=None) -> int:
+    _check_backend(backend)
+    return 0
+
+
+def process_count(backend=None) -> int:
+    _check_backend(backend)
+    return 1
+
+
+def _map_leaves(f, x):
+    """Apply ``f`` to the leaves of nested tuples/lists/dicts (``None`` is an empty node).
+
+    A tiny stand-in for ``tree_map``: pytrees arrive in chapter 03, but
+    ``device_put`` and friends are chapter-00 functions.
+    """
+    if x is None:
+        return None
+    if isinstance(x, dict):
+        return type(x)((k, _map_leaves(f, v)) for k, v in x.items())
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple
+        return type(x)(*(_map_leaves(f, v) for v in x))
+    if isinstance(x, (tuple, list)):
+        return type(x)(_map_leaves(f, v) for v in x)
+    return f(x)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Put every leaf of ``x`` on ``device`` as an ``Array``.
+
+    Dtypes are canonicalized (float64 -> float32) and Python scalars become
+    weakly typed arrays, as with ``jnp.asarray``. Tracers pass through.
+    """
+    from minijax import array, dispatch  # same chapter; imported late (array imports us)
+    from minijax.abstract_arrays import HasAval
+
+    def put(leaf):
+        if isinstance(leaf, array.Array):
+            if device is None or device == leaf.device:
+                return leaf
+            return array.array_from_numpy(leaf._value, leaf.aval.weak_type, device)
+        if isinstance(leaf, HasAval):  # a tracer: nothing to move
+            return leaf
+        if isinstance(leaf, str):
+            raise TypeError(f"Argument {leaf!r} of type {type(leaf)} is not a valid JAX type")
+        weak = type(leaf) in (int, float, complex)  # Python scalars are weak
+        if not weak and type(leaf) is not bool and not hasattr(leaf, "dtype"):
+            raise TypeError(f"Cannot interpret value of type {type(leaf)} as an abstract "
+                            "array; it does not have a dtype attribute")
+        return array.array_from_numpy(dispatch.to_numpy(leaf), weak, device)
+    return _map_leaves(put, x)
+
+
+def device_get(x):
+    """Copy every array leaf of ``x`` to the host as a NumPy array; other leaves as they are."""
+    def get(leaf):
+        if hasattr(leaf, "copy_to_host_async"):
+            leaf.copy_to_host_async()
+        return np.asarray(leaf) if hasattr(leaf, "__array__") else leaf
+    return _map_leaves(get, x)
+
+
+def block_until_ready(x):
+    """Wait for every array leaf of ``x``; returns ``x``."""
+    def block(leaf):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    _map_leaves(block, x)
+    return x

@@ -17,7 +17,10 @@ from minijax.primitives import abstract_eval_rules, all_primitives, impl_rules
 _ZERO_DERIVATIVE = "zero derivative: never applied to a linear (tangent) value"
 _NONLINEAR = "nonlinear: its jvp rule applies only linear primitives to tangents"
 _RANDOM = "random bits and keys: zero derivative, never linear"
+_NONLINEAR_LINALG = "nonlinear factorization: its jvp rule uses triangular_solve and dot_general"
 _NOT_TRANSPOSABLE = {
+    **{name: _NONLINEAR_LINALG for name in ("cholesky", "lu", "qr", "eigh", "svd")},
+    "lu_pivots_to_permutation": "integer-valued: zero derivative",
     "custom_vjp_call": "its jvp rule runs fwd and stages custom_lin, whose transpose "
                        "calls bwd: a linear jaxpr never holds custom_vjp_call",
     **{name: _RANDOM for name in ("random_seed", "random_split", "random_fold_in",

@@ -464,3 +464,24 @@ for _p in [lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_
     batching_rules[_p] = _scatter_rule(_p)
 batching_rules[lax.dynamic_slice_p] = _dynamic_slice_rule
 batching_rules[lax.dynamic_update_slice_p] = _dynamic_update_slice_rule
+
+
+# =============================================================================
+# Linear algebra: every operand is a stack of matrices (or vectors) over leading axes
+# =============================================================================
+def _leading_batch_rule(primitive):
+    """Move every batch axis to the front; the primitive already maps over leading axes."""
+    def rule(args, dims, **params):
+        size = batch_size(args, dims)
+        args = [bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+        out = primitive.bind(*args, **params)
+        if primitive.multiple_results:
+            return out, [0] * len(out)
+        return out, 0
+    return rule
+
+
+for _p in [lax.linalg.cholesky_p, lax.linalg.triangular_solve_p, lax.linalg.lu_p,
+           lax.linalg.lu_pivots_to_permutation_p, lax.linalg.qr_p, lax.linalg.eigh_p,
+           lax.linalg.svd_p]:
+    batching_rules[_p] = _leading_batch_rule(_p)

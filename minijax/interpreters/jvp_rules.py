@@ -573,3 +573,151 @@ def _scatter_jvp(primals, tangents, **params):
 
 
 jvp_rules[lax.scatter_p] = _scatter_jvp
+
+# --- linear algebra --------------------------------------------------------------------------
+# The formulas are JAX's (and the papers it cites): each differentiates the defining
+# equation (``a = L L^H``, ``a = L U``, ``a = Q R``, ``a V = V diag(w)``...) and solves
+# for the tangents of the factors with the factors themselves.
+from minijax import numpy as jnp  # noqa: E402
+from minijax.lax import linalg as lax_linalg  # noqa: E402
+
+
+def _H(x):
+    return jnp.conj(jnp.matrix_transpose(x))
+
+
+def _cholesky_jvp(primals, tangents):
+    """``dL = L phi(L^-1 da L^-H)``, ``phi`` keeping the lower triangle with a halved diagonal."""
+    (a,), (da,) = primals, tangents
+    L = jnp.tril(lax_linalg.cholesky_p.bind(a))
+    da = instantiate_zeros(da)
+    tmp = lax_linalg.triangular_solve(L, da, left_side=False, transpose_a=True,
+                                      conjugate_a=True, lower=True)
+    inner = lax_linalg.triangular_solve(L, tmp, left_side=True, lower=True)
+    n = _shape(a)[-1]
+    phi = jnp.tril(inner) / (1 + jnp.eye(n, dtype=_dtype(a)))
+    return L, jnp.matmul(L, phi)
+
+
+jvp_rules[lax_linalg.cholesky_p] = _cholesky_jvp
+
+
+def _triangular_solve_jvp_a(da, ans, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                            unit_diagonal):
+    """``d(op(a)^-1 b) = -op(a)^-1 op(da) x`` (or ``-x op(da) op(a)^-1`` on the right)."""
+    k = 1 if unit_diagonal else 0  # a unit diagonal is not read, so it does not move
+    da = jnp.tril(da, -k) if lower else jnp.triu(da, k)
+    da = jnp.matrix_transpose(da) if transpose_a else da
+    da = jnp.conj(da) if conjugate_a else da
+    rhs = jnp.matmul(-da, ans) if left_side else jnp.matmul(ans, -da)
+    return lax_linalg.triangular_solve_p.bind(
+        a, rhs, left_side=left_side, lower=lower, transpose_a=transpose_a,
+        conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_jvp_b(db, ans, a, b, **params):
+    return lax_linalg.triangular_solve_p.bind(a, db, **params)  # linear in b
+
+
+defjvp2(lax_linalg.triangular_solve_p, _triangular_solve_jvp_a, _triangular_solve_jvp_b)
+
+
+def _lu_jvp(primals, tangents):
+    """With ``P a = L U``: ``L^-1 P da U^-1 = L^-1 dL + dU U^-1`` (strictly lower + upper)."""
+    (a,), (da,) = primals, tangents
+    lu, pivots, permutation = lax_linalg.lu_p.bind(a)
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    dtype = _dtype(a)
+    x = jnp.take_along_axis(instantiate_zeros(da), permutation[..., None], axis=-2)
+    # Square L (m x m) and U (n x n): pad with the identity where lu has no entries.
+    l = jnp.tril(lu[..., :, :k], -1)
+    l = jnp.concatenate([l, jnp.zeros(_shape(l)[:-1] + (m - k,), dtype)], axis=-1)
+    l = l + jnp.eye(m, dtype=dtype)
+    u = jnp.triu(lu[..., :k, :])
+    u = jnp.concatenate([u, jnp.zeros(_shape(u)[:-2] + (n - k, n), dtype)], axis=-2)
+    u = u + jnp.eye(n, k=0, dtype=dtype) * (jnp.arange(n) >= k).astype(dtype)
+    la = lax_linalg.triangular_solve(l, x, left_side=True, lower=True, unit_diagonal=True)
+    lau = lax_linalg.triangular_solve(u, la, left_side=False, lower=False)
+    dlu = jnp.matmul(l, jnp.tril(lau, -1)) + jnp.matmul(jnp.triu(lau), u)
+    return [lu, pivots, permutation], [dlu[..., :m, :n], Zero.from_primal_value(pivots),
+                                       Zero.from_primal_value(permutation)]
+
+
+jvp_rules[lax_linalg.lu_p] = _lu_jvp
+defjvp_zero(lax_linalg.lu_pivots_to_permutation_p)
+
+
+def _qr_jvp(primals, tangents, *, full_matrices, pivoting, use_magma):
+    """``dQ``, ``dR`` from ``Q^H da R^-1 = Q^H dQ + dR R^-1`` (skew-Hermitian + upper)."""
+    (a,), (da,) = primals, tangents
+    q, r = lax_linalg.qr_p.bind(a, full_matrices=False, pivoting=pivoting,
+                                use_magma=use_magma)
+    m, n = _shape(a)[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+    dx_rinv = lax_linalg.triangular_solve(r, instantiate_zeros(da))  # da R^-1
+    qt_dx_rinv = jnp.matmul(_H(q), dx_rinv)
+    lower = jnp.tril(qt_dx_rinv, -1)
+    do = lower - _H(lower)  # skew-Hermitian
+    eye = jnp.eye(n, dtype=_dtype(a))
+    do = do + eye * (qt_dx_rinv - jnp.real(qt_dx_rinv).astype(_dtype(a)))
+    dq = jnp.matmul(q, do - qt_dx_rinv) + dx_rinv
+    dr = jnp.matmul(qt_dx_rinv - do, r)
+    return [q, r], [dq, dr]
+
+
+jvp_rules[lax_linalg.qr_p] = _qr_jvp
+
+
+def _eigh_jvp(primals, tangents, **params):
+    """``dw = diag(V^H da V)``, ``dV = V (F * V^H da V)`` with ``F_ij = 1/(w_j - w_i)``."""
+    (a,), (da,) = primals, tangents
+    v, w_real = lax_linalg.eigh_p.bind(a, **params)
+    w = w_real.astype(_dtype(a))
+    eye = jnp.eye(_shape(a)[-1], dtype=_dtype(a))
+    F = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye  # no division by zero
+    vdag_da_v = jnp.matmul(jnp.matmul(_H(v), instantiate_zeros(da)), v)
+    dv = jnp.matmul(v, F * vdag_da_v)
+    dw = jnp.real(jnp.diagonal(vdag_da_v, axis1=-2, axis2=-1))
+    return [v, w_real], [dv, dw]
+
+
+jvp_rules[lax_linalg.eigh_p] = _eigh_jvp
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    """Differentiate ``a = U diag(s) V^H`` (thin SVD only when ``U``, ``V`` are wanted)."""
+    (a,), (da,) = primals, tangents
+    s, U, Vt = lax_linalg.svd_p.bind(a, full_matrices=False, compute_uv=True,
+                                     subset_by_index=subset_by_index, algorithm=algorithm)
+    if compute_uv and full_matrices:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for "
+                                  "full matrices")
+    dtype = _dtype(a)
+    Ut, V = _H(U), _H(Vt)
+    dS = jnp.matmul(jnp.matmul(Ut, instantiate_zeros(da)), V)
+    ds = jnp.real(jnp.diagonal(dS, axis1=-2, axis2=-1))
+    if not compute_uv:
+        return [s], [ds]
+    s_row = s[..., None, :]
+    s_col = s[..., :, None]
+    eye = jnp.eye(_shape(s)[-1], dtype=_dtype(s))
+    F = 1 / ((s_row + s_col) * (s_row - s_col) + eye) - eye
+    dSS, SdS = s_row.astype(dtype) * dS, s_col.astype(dtype) * dS
+    s_zero = (s == 0).astype(_dtype(s))
+    s_inv = 1 / (s + s_zero) - s_zero
+    dUdV_diag = 0.5 * (dS - _H(dS)) * (eye * s_inv[..., None, :]).astype(dtype)
+    dU = jnp.matmul(U, F.astype(dtype) * (dSS + _H(dSS)) + dUdV_diag)
+    dV = jnp.matmul(V, F.astype(dtype) * (SdS + _H(SdS)))
+    m, n = _shape(a)[-2:]
+    if m > n:
+        dAV = jnp.matmul(da, V)
+        dU = dU + (dAV - jnp.matmul(U, jnp.matmul(Ut, dAV))) / s_row.astype(dtype)
+    if n > m:
+        dAHU = jnp.matmul(_H(da), U)
+        dV = dV + (dAHU - jnp.matmul(V, jnp.matmul(Vt, dAHU))) / s_row.astype(dtype)
+    return [s, U, Vt], [ds, dU, _H(dV)]
+
+
+jvp_rules[lax_linalg.svd_p] = _svd_jvp

@@ -459,3 +459,18 @@ def _jit_transpose(cts, *args, jaxpr, **params):
 
 
 transpose_rules[jit_p] = _jit_transpose
+
+
+# --- linear algebra -------------------------------------------------------------------------
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                unit_diagonal):
+    """``b -> op(a)^-1 b`` is linear in ``b``; its transpose solves with ``op(a)^T``."""
+    if _undefined(a):
+        raise RuntimeError("triangular_solve is nonlinear in a and can't be transposed")
+    ct_b = lax.linalg.triangular_solve(a, ct, left_side=left_side, lower=lower,
+                                       transpose_a=not transpose_a, conjugate_a=conjugate_a,
+                                       unit_diagonal=unit_diagonal)
+    return [None, ct_b]
+
+
+deflinear2(lax.linalg.triangular_solve_p, _triangular_solve_transpose)

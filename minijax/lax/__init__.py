@@ -10,6 +10,7 @@ from minijax.lax.reductions import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.slicing import *  # noqa: F401,F403
+from minijax.lax import linalg  # noqa: F401  (a submodule: ``lax.linalg.cholesky``)
 
 
 def _export_primitives():

@@ -12,15 +12,18 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import canonicalize_axis
-from minijax.numpy import reductions, ufuncs
+from minijax.numpy import reductions, shapes, ufuncs
 from minijax.numpy.creation import asarray
+from minijax.numpy.tensor_contractions import einsum
 from minijax.numpy.util import check_arraylike, promote_args_inexact
 from minijax.numpy.util import jnp_jit
 from minijax.scipy.special import _stop_gradient, logsumexp
 
 __all__ = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu",
            "leaky_relu", "log_sigmoid", "softmax", "log_softmax", "logsumexp", "one_hot",
-           "standardize"]
+           "standardize", "selu", "celu", "glu", "hard_tanh", "hard_sigmoid", "hard_silu",
+           "hard_swish", "identity", "mish", "log1mexp", "logmeanexp", "soft_sign",
+           "squareplus", "sparse_plus", "sparse_sigmoid", "tanh", "dot_product_attention"]
 
 
 @jnp_jit("relu")
@@ -153,3 +156,228 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
         variance = ufuncs.clip(ufuncs.subtract(mean_sq, ufuncs.square(mean)), 0)
     return ufuncs.multiply(ufuncs.subtract(x, mean),
                            lax.rsqrt(ufuncs.add(variance, epsilon)))
+
+
+# --- more activations (JAX 0.10's full list) ---------------------------------
+tanh = ufuncs.tanh
+
+
+@jnp_jit("selu")
+def selu(x):
+    """Scaled ELU: ``scale * elu(x, alpha)`` with the self-normalizing constants."""
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return ufuncs.multiply(scale, elu(x, alpha))
+
+
+@jnp_jit("celu")
+def celu(x, alpha=1.0):
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
+    positive_part = ufuncs.maximum(x, 0.0)
+    negative_part = ufuncs.expm1(ufuncs.divide(ufuncs.minimum(x, 0.0), alpha))
+    return ufuncs.add(positive_part, ufuncs.multiply(alpha, negative_part))
+
+
+@jnp_jit("glu", static_argnames=("axis",))
+def glu(x, axis: int = -1):
+    """Gated linear unit: split ``x`` in two halves along ``axis``, ``a * sigmoid(b)``."""
+    check_arraylike("glu", x)
+    x = asarray(x)
+    assert get_aval(x).shape[axis] % 2 == 0, "axis size must be divisible by 2"
+    x1, x2 = shapes.split(x, 2, axis)
+    return ufuncs.multiply(x1, sigmoid(x2))
+
+
+@jnp_jit("hard_tanh")
+def hard_tanh(x):
+    """``x`` clipped to ``[-1, 1]`` (written with two ``where``s, as JAX does)."""
+    check_arraylike("hard_tanh", x)
+    x = asarray(x)
+    above, below = ufuncs.greater(x, 1), ufuncs.less(x, -1)
+    return ufuncs.where(above, 1, ufuncs.where(below, -1, x))
+
+
+@jnp_jit("hard_sigmoid")
+def hard_sigmoid(x):
+    """A piecewise-linear sigmoid: ``relu6(x + 3) / 6``."""
+    return ufuncs.divide(relu6(ufuncs.add(x, 3.0)), 6.0)
+
+
+@jnp_jit("hard_silu")
+def hard_silu(x):
+    """``x * hard_sigmoid(x)``; also called ``hard_swish``."""
+    check_arraylike("hard_silu", x)
+    x = asarray(x)
+    return ufuncs.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+@jnp_jit("identity")
+def identity(x):
+    """Returns ``x`` (as an array)."""
+    check_arraylike("identity", x)
+    return asarray(x)
+
+
+@jnp_jit("mish")
+def mish(x):
+    """``x * tanh(softplus(x))``."""
+    check_arraylike("mish", x)
+    x = asarray(x)
+    return ufuncs.multiply(x, ufuncs.tanh(softplus(x)))
+
+
+@jnp_jit("log1mexp")
+def log1mexp(x):
+    """``log(1 - exp(-x))``, accurate for small and large ``x`` (switch at ``log 2``).
+
+    (JAX adds a ``custom_jvp`` for a stable gradient; custom derivatives arrive
+    in chapter 07, so here the gradient is that of the formula.)
+    """
+    check_arraylike("log1mexp", x)
+    x = asarray(x)
+    small = ufuncs.log(ufuncs.negative(ufuncs.expm1(ufuncs.negative(x))))
+    large = ufuncs.log1p(ufuncs.negative(ufuncs.exp(ufuncs.negative(x))))
+    return ufuncs.where(ufuncs.less(x, np.log(2.0)), small, large)
+
+
+@jnp_jit("logmeanexp", static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
+    """``log(mean(exp(x)))`` = ``logsumexp(x) - log(count)``."""
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    dt = get_aval(lse).dtype
+    shape = get_aval(asarray(x)).shape
+    if where is not None:
+        count = reductions.sum(shapes.broadcast_to(where, shape), axis, dtype=dt,
+                               keepdims=keepdims)
+    else:
+        axes = range(len(shape)) if axis is None else (
+            axis if isinstance(axis, (tuple, list)) else (axis,))
+        size = int(np.prod([shape[canonicalize_axis(a, len(shape))] for a in axes]))
+        count = lax._convert_element_type(size, dt, False)
+    return ufuncs.subtract(lse, ufuncs.log(count))
+
+
+@jnp_jit("soft_sign")
+def soft_sign(x):
+    """``x / (|x| + 1)``."""
+    check_arraylike("soft_sign", x)
+    x = asarray(x)
+    return ufuncs.divide(x, ufuncs.add(ufuncs.abs(x), 1))
+
+
+@jnp_jit("squareplus")
+def squareplus(x, b=4):
+    """A smooth ReLU: ``(x + sqrt(x**2 + b)) / 2``."""
+    check_arraylike("squareplus", x, b)
+    x, b = asarray(x), asarray(b)
+    return ufuncs.divide(ufuncs.add(x, ufuncs.sqrt(ufuncs.add(ufuncs.square(x), b))), 2)
+
+
+@jnp_jit("sparse_plus")
+def sparse_plus(x):
+    """0 for ``x <= -1``, ``x`` for ``x >= 1``, ``(x + 1)**2 / 4`` in between."""
+    check_arraylike("sparse_plus", x)
+    x = asarray(x)
+    low, high = ufuncs.less_equal(x, -1.0), ufuncs.greater_equal(x, 1.0)
+    middle = ufuncs.divide(ufuncs.power(ufuncs.add(x, 1.0), 2), 4)
+    return ufuncs.where(low, 0.0, ufuncs.where(high, x, middle))
+
+
+@jnp_jit("sparse_sigmoid")
+def sparse_sigmoid(x):
+    """A piecewise-linear sigmoid: ``clip((x + 1) / 2, 0, 1)``."""
+    return ufuncs.multiply(0.5, ufuncs.clip(ufuncs.add(x, 1.0), 0.0, 2.0))
+
+
+# --- attention ---------------------------------------------------------------
+def _ensure_4d(t):
+    t = asarray(t)
+    return shapes.reshape(t, (1,) * (4 - t.ndim) + t.shape) if t.ndim < 4 else t
+
+
+def _check_attention_operand(t, shape, dtype, name: str) -> None:
+    if t is None:
+        return
+    if t.ndim != len(shape):
+        raise ValueError(f"{name} ndim should be {len(shape)}, but got {t.ndim}")
+    if dtype is not None and t.dtype != dtype:
+        raise ValueError(f"{name} dtype should be {dtype}, but got {t.dtype}")
+    if any(want != -1 and got != want for got, want in zip(t.shape, shape)):
+        raise ValueError(f"{name} shape should be {list(shape)}: but got {t.shape}")
+
+
+def _attention_mask(T, S, mask, is_causal, q_seqlen, kv_seqlen):
+    """The boolean ``(B|1, N|1, T, S)`` mask of allowed query/key pairs, or None."""
+    masks = [] if mask is None else [mask]
+    if is_causal:
+        masks.append(np.tril(np.ones((T, S), bool))[None, None])
+    if q_seqlen is not None:
+        masks.append(ufuncs.less(np.arange(T)[None, None, :, None],
+                                 shapes.reshape(q_seqlen, (-1, 1, 1, 1))))
+    if kv_seqlen is not None:
+        masks.append(ufuncs.less(np.arange(S)[None, None, None, :],
+                                 shapes.reshape(kv_seqlen, (-1, 1, 1, 1))))
+    combined = None
+    for m in masks:
+        combined = m if combined is None else ufuncs.logical_and(combined, m)
+    return combined
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
+                          is_causal: bool = False, query_seq_lengths=None,
+                          key_value_seq_lengths=None, local_window_size=None,
+                          implementation=None, return_residual: bool = False):
+    """Scaled dot-product attention, ``softmax(Q K^T * scale + bias) V``.
+
+    Shapes follow JAX: ``query`` is ``(B, T, N, H)`` (batch, query length,
+    heads, head size), ``key``/``value`` are ``(B, S, K, H)`` with ``N`` a
+    multiple of ``K`` (grouped-query attention repeats each key head). A
+    boolean ``mask``, ``is_causal`` and the sequence lengths replace masked
+    logits by a large negative number before the (float32) softmax. Only the
+    ``'xla'`` implementation exists.
+    """
+    if implementation not in (None, "xla"):
+        if implementation == "cudnn":
+            raise NotImplementedError("minijax has only the 'xla' implementation")
+        raise ValueError(f"Unsupported implementation option: {implementation}")
+    if local_window_size is not None or return_residual:
+        raise NotImplementedError("local_window_size and return_residual are not supported")
+    output_shape = asarray(query).shape
+    q, k, v = _ensure_4d(query), _ensure_4d(key), _ensure_4d(value)
+    bias = None if bias is None else _ensure_4d(bias)
+    mask = None if mask is None else _ensure_4d(mask)
+    B, S, K, H = k.shape
+    _check_attention_operand(v, [B, S, K, H], k.dtype, "value")
+    _check_attention_operand(q, [B, -1, -1, H], k.dtype, "query")
+    _check_attention_operand(mask, [-1] * 4, np.dtype(bool), "mask")
+    _check_attention_operand(bias, [-1] * 4, None, "bias")
+    q_len = None if query_seq_lengths is None else asarray(query_seq_lengths)
+    kv_len = None if key_value_seq_lengths is None else asarray(key_value_seq_lengths)
+    _check_attention_operand(q_len, [B], np.dtype("int32"), "query_seq_lengths")
+    _check_attention_operand(kv_len, [B], np.dtype("int32"), "key_value_seq_lengths")
+    T, N = q.shape[1], q.shape[2]
+    if N % K != 0:
+        raise ValueError("The number of query heads must be a multiple of "
+                         f"key/value heads, but got {N} vs {K}")
+    if N != K:  # grouped-query attention: each key/value head serves N // K query heads
+        k, v = shapes.repeat(k, N // K, axis=2), shapes.repeat(v, N // K, axis=2)
+    logits_dtype = dtypes.promote_types(q.dtype, np.float32)
+    logits = einsum("BTNH,BSNH->BNTS", q, k, preferred_element_type=logits_dtype)
+    scale = 1.0 / np.sqrt(H) if scale is None else scale
+    logits = ufuncs.multiply(logits, asarray(scale, dtype=logits_dtype))
+    if bias is not None:
+        logits = ufuncs.add(logits, bias).astype(logits_dtype)
+    combined = _attention_mask(T, S, mask, is_causal, q_len, kv_len)
+    if combined is not None:
+        big_negative = -0.7 * min(float(dtypes.finfo(logits_dtype).max),
+                                  float(dtypes.finfo(np.float32).max))
+        logits = ufuncs.where(combined, logits, asarray(big_negative, dtype=logits_dtype))
+    probs = softmax(logits.astype(np.float32), axis=-1).astype(k.dtype)
+    encoded = einsum("BNTS,BSNH->BTNH", probs, v)
+    if q_len is not None:
+        valid = ufuncs.less(np.arange(T)[None, :, None, None], shapes.reshape(q_len, (-1, 1, 1, 1)))
+        encoded = ufuncs.multiply(encoded, valid.astype(encoded.dtype))
+    return shapes.reshape(encoded, output_shape)

@@ -11,6 +11,10 @@ from minijax.numpy.reductions import *  # noqa: F401,F403
 from minijax.numpy.sorting import *  # noqa: F401,F403
 from minijax.numpy.tensor_contractions import *  # noqa: F401,F403
 from minijax.numpy.indexing import *  # noqa: F401,F403
+from minijax.numpy.set_ops import *  # noqa: F401,F403
+from minijax.numpy.statistics import *  # noqa: F401,F403
+from minijax.numpy.index_tricks import *  # noqa: F401,F403
+from minijax.numpy.misc import *  # noqa: F401,F403
 from minijax.numpy import linalg  # noqa: F401
 
 import numpy as _np

@@ -1,0 +1,390 @@
+"""Chapter 00 — differences, histograms, quantiles, covariances and convolutions.
+
+None of these needs a new primitive: each is a few lines of ``jnp`` —
+slices and subtraction (``diff``, ``gradient``), ``searchsorted`` and a
+scatter-add (``digitize``, ``bincount``, ``histogram``, ``interp``), a sort
+and a linear blend of neighbours (``quantile``), and a sum of shifted
+products (``convolve``). The ``nan*`` variants replace NaNs by a neutral
+value (or sort them to the end) and count only the real entries.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.lax import _convert_element_type
+from minijax.numpy import creation as _c, reductions as _r, shapes as _s, sorting as _so
+from minijax.numpy import ufuncs as _u
+from minijax.numpy.indexing import take_along_axis
+from minijax.numpy.tensor_contractions import dot
+from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
+
+__all__ = [
+    "diff", "ediff1d", "bincount", "digitize", "histogram", "histogram_bin_edges",
+    "interp", "quantile", "percentile", "nanquantile", "nanpercentile", "nanmedian",
+    "nanvar", "nanstd", "nancumsum", "nancumprod", "nanargmax", "nanargmin", "cov",
+    "corrcoef", "convolve", "correlate", "trapezoid", "gradient", "unwrap",
+]
+
+
+def _slice(a, axis, start, stop):
+    index = [slice(None)] * a.ndim
+    index[axis] = slice(start, stop)
+    return a[tuple(index)]
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference along ``axis`` (bool arrays use ``!=``)."""
+    check_arraylike("diff", a)
+    a = _c.asarray(a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if a.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = axis % a.ndim
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            parts.append(None)
+            continue
+        extra = _c.asarray(extra)
+        if extra.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            extra = _s.broadcast_to(extra, tuple(shape))
+        parts.append(extra)
+    a = _s.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis)
+    for _ in range(n):
+        hi, lo = _slice(a, axis, 1, None), _slice(a, axis, None, -1)
+        a = _u.not_equal(hi, lo) if a.dtype == np.bool_ else hi - lo
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of consecutive elements of ``ravel(ary)``, with optional ends."""
+    ary = _s.ravel(_c.asarray(ary))
+    result = ary[1:] - ary[:-1]
+    pieces = [_s.ravel(_c.asarray(to_begin).astype(ary.dtype))] if to_begin is not None else []
+    pieces.append(result)
+    if to_end is not None:
+        pieces.append(_s.ravel(_c.asarray(to_end).astype(ary.dtype)))
+    return _s.concatenate(pieces) if len(pieces) > 1 else result
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """Integral of ``y`` by the trapezoidal rule along ``axis``."""
+    y = _c.asarray(y)
+    y = y if dtypes.issubdtype(y.dtype, np.inexact) else y.astype(dtypes.default_float_dtype)
+    axis = axis % y.ndim
+    if x is None:
+        d = dx
+    else:
+        d = diff(_c.asarray(x), axis=-1 if _c.asarray(x).ndim == 1 else axis)
+        if d.ndim == 1:
+            d = d.reshape((-1,) + (1,) * (y.ndim - 1 - axis))
+    mid = (_slice(y, axis, 1, None) + _slice(y, axis, None, -1)) * 0.5
+    return _r.sum(d * mid, axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Central differences inside, one-sided at the ends (unit or scalar spacing)."""
+    f = _c.asarray(f)
+    f = f if dtypes.issubdtype(f.dtype, np.inexact) else f.astype(dtypes.default_float_dtype)
+    axes = tuple(range(f.ndim)) if axis is None else (
+        (axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(ax % f.ndim for ax in axes)
+    spacings = varargs if len(varargs) == len(axes) else (varargs * len(axes) or (1.0,) * len(axes))
+    out = []
+    for ax, h in zip(axes, spacings):
+        if f.shape[ax] < 2:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least 2 elements are required.")
+        inner = (_slice(f, ax, 2, None) - _slice(f, ax, None, -2)) / (2.0 * h)
+        first = (_slice(f, ax, 1, 2) - _slice(f, ax, 0, 1)) / h
+        last = (_slice(f, ax, -1, None) - _slice(f, ax, -2, -1)) / h
+        out.append(_s.concatenate([first, inner, last], ax))
+    return out[0] if len(out) == 1 else out
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """Undo jumps larger than ``period/2`` by adding multiples of ``period``."""
+    p, = promote_dtypes_inexact(_c.asarray(p))
+    discont = period / 2 if discont is None else discont
+    dd = diff(p, axis=axis)
+    half = period / 2
+    ddmod = _u.remainder(dd + half, period) - half
+    ddmod = _u.where((ddmod == -half) & (dd > 0), half, ddmod)
+    correct = _u.where(_u.abs(dd) < discont, 0, ddmod - dd)
+    axis = axis % p.ndim
+    head = _slice(p, axis, 0, 1)
+    return _s.concatenate([head, _slice(p, axis, 1, None) + _r.cumsum(correct, axis)], axis)
+
+
+# --- counting and binning ----------------------------------------------------
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """How often each non-negative int occurs; ``length`` fixes the output size."""
+    check_arraylike("bincount", x)
+    x = _c.asarray(x)
+    if not dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = operator.index(minlength)
+    if length is None:
+        length = max(minlength, int(_r.max(x)) + 1 if x.shape[0] else 0)
+    weights = (_c.ones_like(x) if weights is None else _c.asarray(weights))
+    return _c.zeros(length, weights.dtype).at[_u.clip(x, 0, None)].add(weights, mode="drop")
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin each ``x`` falls in (``bins`` increasing or decreasing)."""
+    x, bins = _c.asarray(x), _c.asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+    if bins.shape[0] == 0:
+        return _c.zeros_like(x, dtype=dtypes.default_int_dtype)
+    side = "left" if right else "right"
+    up = _so.searchsorted(bins, x, side=side)
+    down = bins.shape[0] - _so.searchsorted(bins[::-1], x, side=side)
+    return _u.where(bins[-1] >= bins[0], up, down).astype(dtypes.default_int_dtype)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The ``bins + 1`` equally spaced edges over ``range`` (or the data's span)."""
+    a = _s.ravel(_c.asarray(a))
+    if not isinstance(bins, int):
+        return _c.asarray(bins)
+    dtype = a.dtype if dtypes.issubdtype(a.dtype, np.inexact) else dtypes.default_float_dtype
+    lo, hi = (_r.min(a), _r.max(a)) if range is None else range
+    lo, hi = _c.asarray(lo, dtype), _c.asarray(hi, dtype)
+    hi = _u.where(lo == hi, hi + 0.5, hi)
+    lo = _u.where(lo == hi - 0.5, lo - 0.5, lo) if range is None else lo
+    return _c.linspace(lo, hi, bins + 1, dtype=dtype)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """Counts (or densities) of ``a`` in each bin, and the bin edges."""
+    a = _s.ravel(_c.asarray(a))
+    edges = histogram_bin_edges(a, bins, range, weights)
+    weights = _c.ones_like(a, dtype=edges.dtype) if weights is None else _s.ravel(weights)
+    idx = _so.searchsorted(edges, a, side="right")
+    idx = _u.where(a == edges[-1], edges.shape[0] - 1, idx)  # last bin is closed
+    counts = _c.zeros(edges.shape[0] + 1, weights.dtype).at[idx].add(weights)[1:-1]
+    if density:
+        widths = diff(edges)
+        counts = counts / widths / _r.sum(counts)
+    return counts, edges
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of ``(xp, fp)`` at ``x``."""
+    x, xp, fp = promote_dtypes_inexact(_c.asarray(x), _c.asarray(xp), _c.asarray(fp))
+    if period is not None:
+        x = _u.remainder(x - xp[0], period) + xp[0]
+        xp = _s.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = _s.concatenate([fp[-1:], fp, fp[:1]])
+    i = _u.clip(_so.searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    dx = xp[i] - xp[i - 1]
+    t = _u.where(dx == 0, 0.0, (x - xp[i - 1]) / _u.where(dx == 0, 1.0, dx))
+    out = fp[i - 1] + t * (fp[i] - fp[i - 1])
+    if period is None:
+        out = _u.where(x < xp[0], fp[0] if left is None else left, out)
+        out = _u.where(x > xp[-1], fp[-1] if right is None else right, out)
+    return out.astype(fp.dtype)
+
+
+# --- quantiles ---------------------------------------------------------------
+
+def _quantile(name, a, q, axis, keepdims, skip_nan, method):
+    """Sort along ``axis`` and blend the two neighbours of position ``q*(n-1)``.
+
+    The result has shape ``q.shape + reduced shape``. With ``skip_nan`` the
+    NaNs (sorted to the end) are left out of ``n``.
+    """
+    if method != "linear":
+        raise NotImplementedError(f"minijax: {name} method={method!r} (only 'linear')")
+    check_arraylike(name, a, q)
+    a, q = promote_dtypes_inexact(_c.asarray(a), _c.asarray(q))
+    if axis is None:
+        keep_shape = (1,) * a.ndim
+        a, axis = _s.ravel(a), 0
+    else:
+        axis = operator.index(axis) % a.ndim
+        keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
+    a = _so.sort(_s.moveaxis(a, axis, -1), axis=-1)  # NaNs sort to the end
+    n = a.shape[-1]
+    count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True) if skip_nan else n
+    q_b = q.reshape(q.shape + (1,) * a.ndim)
+    pos = q_b * (count - 1)                         # shape q + rest + (1,)
+    lo = _u.clip(_u.floor(pos), 0, n - 1)
+    hi = _u.clip(lo + 1, 0, _u.maximum(count - 1, 0))
+    a_b = _s.broadcast_to(a, q.shape + a.shape)
+    lo_v = take_along_axis(a_b, lo.astype(np.int32), -1)
+    hi_v = take_along_axis(a_b, hi.astype(np.int32), -1)
+    out = (lo_v + (pos - lo) * (hi_v - lo_v))[..., 0]
+    if skip_nan:
+        out = _u.where((count == 0)[..., 0], np.nan, out)
+    if keepdims:
+        out = out.reshape(q.shape + keep_shape)
+    return _convert_element_type(out, out.dtype, False)  # JAX's result is never weak
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None):
+    """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis``."""
+    return _quantile("quantile", a, q, axis, keepdims, False, method)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, interpolation=None):
+    """:func:`quantile` ignoring NaNs."""
+    return _quantile("nanquantile", a, q, axis, keepdims, True, method)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+    """The ``q``-th percentiles (``0 <= q <= 100``): quantile of ``q / 100``."""
+    q, = promote_dtypes_inexact(_c.asarray(q))
+    return _quantile("percentile", a, q / 100, axis, keepdims, False, method)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, interpolation=None):
+    """:func:`percentile` ignoring NaNs."""
+    q, = promote_dtypes_inexact(_c.asarray(q))
+    return _quantile("nanpercentile", a, q / 100, axis, keepdims, True, method)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median ignoring NaNs."""
+    return _quantile("nanmedian", a, 0.5, axis, keepdims, True, "linear")
+
+
+# --- the remaining nan-reductions --------------------------------------------
+
+def _nan_to(a, value):
+    a = _c.asarray(a)
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return a
+    return _u.where(_u.isnan(a), _c.asarray(value, a.dtype), a)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum treating NaNs as zero."""
+    return _r.cumsum(_nan_to(a, 0), axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product treating NaNs as one."""
+    return _r.cumprod(_nan_to(a, 1), axis=axis, dtype=dtype)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """Index of the largest non-NaN value (-1 where a slice is all NaN)."""
+    a = _c.asarray(a)
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return _r.argmax(a, axis=axis, keepdims=keepdims)
+    nan = _u.isnan(a)
+    res = _r.argmax(_u.where(nan, -np.inf, a), axis=axis, keepdims=keepdims)
+    return _u.where(_r.all(nan, axis=axis, keepdims=keepdims), -1, res)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """Index of the smallest non-NaN value (-1 where a slice is all NaN)."""
+    a = _c.asarray(a)
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return _r.argmin(a, axis=axis, keepdims=keepdims)
+    nan = _u.isnan(a)
+    res = _r.argmin(_u.where(nan, np.inf, a), axis=axis, keepdims=keepdims)
+    return _u.where(_r.all(nan, axis=axis, keepdims=keepdims), -1, res)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
+           correction=None):
+    """Variance ignoring NaNs."""
+    a, = promote_dtypes_inexact(_c.asarray(a))
+    ddof = ddof if correction is None else correction
+    ok = ~_u.isnan(a)
+    n = _r.sum(ok, axis=axis, keepdims=True).astype(a.dtype)
+    mean = _r.sum(_nan_to(a, 0), axis=axis, keepdims=True) / n
+    sq = _u.where(ok, _u.square(_u.abs(a - mean)), 0)
+    out_ = _r.sum(sq, axis=axis, keepdims=keepdims) / (
+        _r.sum(ok, axis=axis, keepdims=keepdims).astype(a.dtype) - ddof)
+    return out_ if dtype is None else out_.astype(dtype)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
+           correction=None):
+    """Standard deviation ignoring NaNs."""
+    return _u.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, correction=correction))
+
+
+# --- covariance --------------------------------------------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows (``rowvar``) of ``m``."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("minijax: cov with fweights/aweights")
+    m, = promote_dtypes_inexact(_s.atleast_2d(m))
+    if not rowvar and m.shape[0] != 1:
+        m = m.T
+    if y is not None:
+        y, = promote_dtypes_inexact(_s.atleast_2d(y))
+        y = y if rowvar or y.shape[0] == 1 else y.T
+        m = _s.concatenate([m, y.astype(m.dtype)], 0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    x = m - _r.mean(m, axis=1, keepdims=True)
+    c = dot(x, _u.conj(x).T) / (m.shape[1] - ddof)
+    return _s.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients (``cov`` normalised by the std devs)."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = _u.sqrt(_s.diagonal(c).real if dtypes.issubdtype(c.dtype, np.complexfloating)
+                else _s.diagonal(c))
+    c = c / d[:, None] / d[None, :]
+    return _u.clip(c, -1, 1) if not dtypes.issubdtype(c.dtype, np.complexfloating) else c
+
+
+# --- 1-D convolution ---------------------------------------------------------
+
+def _conv(name, a, v, mode, flip):
+    """``sum_j a[i + j] * w[j]`` for every window position ``i``, where the
+    kernel ``w`` is ``v`` reversed (convolution) or conjugated (correlation)."""
+    check_arraylike(name, a, v)
+    a, v = promote_dtypes_inexact(_c.asarray(a), _c.asarray(v))
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
+    if not flip:  # correlate(a, v) is convolve(a, conj(v)[::-1])
+        v = _u.conj(v)[::-1]
+    swapped = a.shape[0] < v.shape[0]
+    if swapped:  # convolution is symmetric: slide the shorter one
+        a, v = v, a
+    k = v.shape[0]
+    same = (k - 1 - k // 2, k // 2) if swapped and not flip else (k // 2, k - 1 - k // 2)
+    pad = {"full": (k - 1, k - 1), "same": same, "valid": (0, 0)}
+    if mode not in pad:
+        raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode}")
+    ap = _s.pad(a, pad[mode])
+    out_len = ap.shape[0] - k + 1
+    windows = ap[_c.arange(out_len)[:, None] + _c.arange(k)[None, :]]
+    return dot(windows, v[::-1])
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """1-D convolution ``sum_j a[j] v[i - j]`` (``mode``: full, same, valid)."""
+    return _conv("convolve", a, v, mode, True)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """1-D cross-correlation ``sum_j a[i + j] conj(v[j])``."""
+    return _conv("correlate", a, v, mode, False)
