@@ -38,7 +38,7 @@ from minijax import dtypes, lax
 from minijax.abstract_arrays import ShapedArray
 from minijax.api_util import tree_flatten, tree_unflatten
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
-from minijax.primitives import Primitive
+from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
 
 __all__ = ["float0", "Zero", "JVPTrace", "JVPTracer", "jvp_rules", "jvp", "jacfwd",
            "instantiate_zeros", "zeros_like_aval", "add_tangents", "maybe_broadcast",
@@ -106,13 +106,33 @@ def instantiate_zeros(tangent):
     return zeros_like_aval(tangent.aval) if type(tangent) is Zero else tangent
 
 
+# --- add_any: the sum of two tangents (or, in chapter 07, of two cotangents) ----------
+add_any_p = Primitive("add_any")
+"""``add_any(x, y)``: ``x + y`` for two values of one type (no broadcasting, no promotion).
+
+Tangent terms are summed with it, not with ``add``, so a jaxpr shows which
+additions come from differentiation (JAX's name; it prints as ``add_any``).
+"""
+
+
+def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if x.shape != y.shape:
+        raise TypeError(f"add_any requires operands of equal shapes, got {x.str_short()} "
+                        f"and {y.str_short()}")
+    return x
+
+
+abstract_eval_rules[add_any_p] = _add_any_abstract_eval
+impl_rules[add_any_p] = lambda x, y: np.add(x, y, dtype=x.dtype)
+
+
 def add_tangents(x, y):
     """``x + y`` where either may be a symbolic Zero."""
     if type(x) is Zero:
         return y
     if type(y) is Zero:
         return x
-    return lax.add(x, y)
+    return add_any_p.bind(x, y)
 
 
 # --- the tracer and the trace -------------------------------------------------------
@@ -185,6 +205,13 @@ class JVPTrace(Trace):
 #: A tangent is an array of the primal's shape and tangent dtype, or a Zero.
 #: The rule runs under the parent trace, on the primals and tangents.
 jvp_rules: dict[Primitive, Callable] = {}
+
+
+def _add_any_jvp(primals, tangents):
+    return add_any_p.bind(*primals), add_tangents(*tangents)
+
+
+jvp_rules[add_any_p] = _add_any_jvp
 
 
 def maybe_broadcast(x, shape):

@@ -28,9 +28,10 @@ import numpy as np
 
 from minijax import lax
 from minijax.core import get_aval
+from minijax.interpreters import ad
 from minijax.interpreters.batching import (batch_size, batching_rules, bdim_at_front,
                                            defbroadcasting, defreducer, defvectorized,
-                                           moveaxis, not_mapped)
+                                           matchaxis, moveaxis, not_mapped)
 from minijax.lax.dot import dot_general_p  # (`lax.dot` is the function; see report)
 from minijax.lax.slicing import GatherScatterMode
 
@@ -485,3 +486,17 @@ for _p in [lax.linalg.cholesky_p, lax.linalg.triangular_solve_p, lax.linalg.lu_p
            lax.linalg.lu_pivots_to_permutation_p, lax.linalg.qr_p, lax.linalg.eigh_p,
            lax.linalg.svd_p]:
     batching_rules[_p] = _leading_batch_rule(_p)
+
+
+# --- add_any (chapter 02's sum of tangents) -------------------------------------------
+def _add_any_batching_rule(args, dims):
+    (x, y), (dx, dy) = args, dims
+    if dx == dy:
+        return ad.add_any_p.bind(x, y), dx
+    size = next(get_aval(v).shape[d] for v, d in zip(args, dims) if d is not not_mapped)
+    out_dim = dy if dy is not not_mapped else dx
+    x, y = matchaxis(size, dx, out_dim, x), matchaxis(size, dy, out_dim, y)
+    return ad.add_any_p.bind(x, y), out_dim
+
+
+batching_rules[ad.add_any_p] = _add_any_batching_rule

@@ -37,12 +37,11 @@ from minijax import lax, tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.core import get_aval, set_current_trace
 from minijax.interpreters import ad
-from minijax.interpreters.ad import Zero, instantiate_zeros, jvp_rules
-from minijax.interpreters.batching import batching_rules, matchaxis, not_mapped
+from minijax.interpreters.ad import Zero, add_any_p, add_tangents, instantiate_zeros
 from minijax.interpreters.linearize import JaxprTrace, PartialVal, dce_jaxpr
 from minijax.interpreters.partial_eval import ShapeDtypeStruct
 from minijax.jaxpr import Literal, Var
-from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
+from minijax.primitives import Primitive
 
 __all__ = ["UndefinedPrimal", "is_undefined_primal", "backward_pass", "transpose_rules",
            "add_any_p", "add_jaxvals", "deflinear2", "defbilinear", "linear_transpose",
@@ -76,57 +75,13 @@ tree_util.register_pytree_node(UndefinedPrimal, lambda u: ((), u.aval),
 
 
 # --- add_any: the sum of two cotangents ---------------------------------------------------
-add_any_p = Primitive("add_any")
-"""``add_any(x, y)``: ``x + y`` for two values of one type (no broadcasting, no promotion).
-
-It is what the backward pass emits to accumulate cotangents, and what JAX's
-``add_jaxvals`` binds; it prints as ``add_any``.
-"""
-
-
-def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
-    if x.shape != y.shape:
-        raise TypeError(f"add_any requires operands of equal shapes, got {x.str_short()} "
-                        f"and {y.str_short()}")
-    return x
-
-
-def _add_any_impl(x, y):
-    return np.add(x, y, dtype=x.dtype)
-
-
-def _add_any_jvp(primals, tangents):
-    x, y = primals
-    return add_any_p.bind(x, y), add_cotangents(*tangents)
-
-
-def _add_any_batching_rule(args, dims):
-    (x, y), (dx, dy) = args, dims
-    if dx == dy:
-        return add_any_p.bind(x, y), dx
-    size = next(get_aval(v).shape[d] for v, d in zip(args, dims) if d is not not_mapped)
-    out_dim = dy if dy is not not_mapped else dx
-    x, y = matchaxis(size, dx, out_dim, x), matchaxis(size, dy, out_dim, y)
-    return add_any_p.bind(x, y), out_dim
-
-
-abstract_eval_rules[add_any_p] = _add_any_abstract_eval
-impl_rules[add_any_p] = _add_any_impl
-jvp_rules[add_any_p] = _add_any_jvp
-batching_rules[add_any_p] = _add_any_batching_rule
+# The primitive is chapter 02's (jvp sums tangent terms with it); its batching
+# rule is chapter 04's. The backward pass accumulates cotangents with it.
+add_cotangents = add_tangents
 
 
 def add_jaxvals(x, y):
     """``add_any(x, y)`` (JAX's name)."""
-    return add_any_p.bind(x, y)
-
-
-def add_cotangents(x, y):
-    """``x + y`` where either may be a symbolic Zero: the accumulation of the backward pass."""
-    if type(x) is Zero:
-        return y
-    if type(y) is Zero:
-        return x
     return add_any_p.bind(x, y)
 
 
