@@ -179,11 +179,11 @@ class Traced(Stage):
         return Lowered(lowering, self.args_info, self.out_tree, self._result.arg_names)
 
 
-class Lowered(Stage):
-    """A program translated for a backend, ready to compile."""
+class _BackendStage(Stage):
+    """A stage that wraps a backend's program object (a lowering or an executable)."""
 
-    def __init__(self, lowering, args_info, out_tree, arg_names):
-        self._lowering = lowering
+    def __init__(self, program, args_info, out_tree, arg_names):
+        self._program = program
         self.args_info = args_info
         self.out_tree = out_tree
         self._arg_names = arg_names
@@ -191,7 +191,21 @@ class Lowered(Stage):
     @property
     def out_info(self):
         return self.out_tree.unflatten([_shape_dtype(a, False)
-                                        for a in self._lowering.out_avals])
+                                        for a in self._program.out_avals])
+
+    def cost_analysis(self) -> dict | None:
+        try:
+            return self._program.cost_analysis()
+        except NotImplementedError:
+            return None
+
+
+class Lowered(_BackendStage):
+    """A program translated for a backend, ready to compile."""
+
+    @property
+    def _lowering(self):
+        return self._program
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The backend's program (for the interpreter: the printed jaxpr)."""
@@ -200,40 +214,21 @@ class Lowered(Stage):
     def compiler_ir(self, dialect: str | None = None):
         return self._lowering
 
-    def cost_analysis(self) -> dict | None:
-        try:
-            return self._lowering.cost_analysis()
-        except NotImplementedError:
-            return None
-
     def compile(self, compiler_options: dict | None = None) -> "Compiled":
         executable = compile_lowering(self._lowering, **(compiler_options or {}))
         return Compiled(executable, self.args_info, self.out_tree, self._arg_names)
 
 
-class Compiled(Stage):
+class Compiled(_BackendStage):
     """A compiled program for fixed argument types: call it like the function."""
 
-    def __init__(self, executable, args_info, out_tree, arg_names):
-        self._executable = executable
-        self.args_info = args_info
-        self.out_tree = out_tree
-        self._arg_names = arg_names
-
     @property
-    def out_info(self):
-        return self.out_tree.unflatten([_shape_dtype(a, False)
-                                        for a in self._executable.out_avals])
+    def _executable(self):
+        return self._program
 
     def as_text(self) -> str | None:
         try:
             return self._executable.as_text()
-        except NotImplementedError:
-            return None
-
-    def cost_analysis(self) -> dict | None:
-        try:
-            return self._executable.cost_analysis()
         except NotImplementedError:
             return None
 
