@@ -246,17 +246,20 @@ def _names(jaxpr: Jaxpr) -> JaxprPpContext:
 
 
 def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=frozenset(),
-              dot: bool = True, dtype_ok=lambda dtype: True) -> KernelPlan:
+              dot: bool = True, dtype_ok=lambda dtype: True,
+              extended_ok=lambda dtype, eqns: False) -> KernelPlan:
     """Group the equations of ``closed_jaxpr`` into fused steps.
 
     The backend says what it can lower: the ``elementwise`` primitives it can
     write as scalar code, the ``calls`` it lowers one by one, whether it
-    lowers ``dot_general`` (``dot``), and the dtypes it handles (``dtype_ok``).
+    lowers ``dot_general`` (``dot``), and the dtypes it handles: NumPy ones
+    (``dtype_ok``), and extended ones such as PRNG keys (``extended_ok``,
+    given the dtype and the equations that read or write a value of it).
     """
     closed_jaxpr = _dead_code_elimination(inline_calls(closed_jaxpr))
     jaxpr = closed_jaxpr.jaxpr
     names = _names(jaxpr)
-    unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok)
+    unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok)
     if unsupported:
         return KernelPlan(closed_jaxpr, [], unsupported, names)
     return KernelPlan(closed_jaxpr, _group(jaxpr), [], names)
@@ -276,18 +279,22 @@ def _dead_code_elimination(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(jaxpr.replace(eqns=kept[::-1]), closed_jaxpr.consts)
 
 
-def _unsupported(jaxpr, elementwise, calls, dot, dtype_ok) -> list[str]:
+def _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok) -> list[str]:
     bad = []
-    avals = [v.aval for v in [*jaxpr.constvars, *jaxpr.invars]]
+    users: dict = {}  # dtype -> the equations reading or writing a value of it
+    for v in [*jaxpr.constvars, *jaxpr.invars]:
+        users.setdefault(v.aval.dtype, [])
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         known = (name in elementwise or name in REDUCTIONS or name in calls
                  or (dot and name == "dot_general"))
         if not known and name not in bad:
             bad.append(name)
-        avals += [v.aval for v in [*eqn.invars, *eqn.outvars]]
-    for dtype in sorted({a.dtype for a in avals}, key=str):
-        if not (isinstance(dtype, np.dtype) and dtype_ok(dtype)):
+        for v in [*eqn.invars, *eqn.outvars]:
+            users.setdefault(v.aval.dtype, []).append(eqn)
+    for dtype in sorted(users, key=str):
+        ok = dtype_ok(dtype) if isinstance(dtype, np.dtype) else extended_ok(dtype, users[dtype])
+        if not ok:
             bad.append(f"dtype {dtype}")
     return bad
 

@@ -25,7 +25,9 @@ truncates, max/min propagate NaN. Transcendental functions use float32 libm
 calls on float32 data (the interpreter computes them in float64, so results
 may differ in the last bit).
 
-What the plan cannot lower (control flow, gathers, random bits... see
+Threefry keys passed in as arguments are handed to the kernel as their key
+data, so ``random.bits`` / ``uniform`` / ``normal`` compile to one loop.
+What the plan cannot lower (control flow, gathers, key splitting... see
 :data:`CALL_LOWERINGS` and :data:`SCALAR_RULES` for what it can) falls back,
 for that whole jaxpr, to chapter 06's interpreter.
 """
@@ -195,6 +197,72 @@ def _dot_loop(lhs, rhs, out):
 ''',
 }
 
+def _horner_lines(coeffs, w: str, p: str) -> list[str]:
+    """Horner's rule in float32, each step a multiply-add rounded once (an FMA)."""
+    c32 = [repr(float(np.float32(c))) for c in coeffs]
+    lines = [f"    {p} = np.float32({c32[0]})"]
+    lines += [f"    {p} = np.float32(np.float64({p}) * np.float64({w}) + {c})" for c in c32[1:]]
+    return lines
+
+
+def _erf_inv_helper() -> str:
+    from minijax.lax.elementwise import _ERF_INV_LARGE, _ERF_INV_SMALL
+    return "\n".join([
+        "",
+        "def _erf_inv32(x):",
+        '    """float32 erf_inv: two polynomials in w = -log(1 - x*x) (as the interpreter)."""',
+        "    if abs(x) > 1:",
+        "        return np.float32(np.nan)",
+        "    if abs(x) == 1:",
+        "        return np.float32(np.inf) if x > 0 else np.float32(-np.inf)",
+        "    w = np.float32(-np.log1p(np.float64(-x * x)))",
+        "    ws = np.float32(w - np.float32(2.5))",
+        *_horner_lines(_ERF_INV_SMALL, "ws", "small"),
+        "    wl = np.float32(np.sqrt(w) - np.float32(3))",
+        *_horner_lines(_ERF_INV_LARGE, "wl", "large"),
+        "    return np.float32((small if w < np.float32(5) else large) * x)",
+        ""])
+
+
+def _threefry_helper() -> str:
+    """Threefry-2x32, its 20 rounds unrolled, every word kept in uint32.
+
+    The same constants as chapter 13's ``threefry2x32_numpy`` (which a
+    chapter 09 module may not import): the rotations and Threefish's parity.
+    """
+    _ROTATIONS, _KEY_PARITY = ((13, 15, 26, 6), (17, 29, 16, 24)), 0x1BD11BDA
+    u = "np.uint32"
+    lines = ["", "def _threefry2x32(k1, k2, x1, x2):",
+             '    """One Threefry-2x32 hash of the counter (x1, x2) under the key (k1, k2)."""',
+             f"    k3 = {u}(k1 ^ k2 ^ {u}({int(_KEY_PARITY)}))",
+             f"    x1 = {u}(x1 + k1)", f"    x2 = {u}(x2 + k2)"]
+    ks = ("k1", "k2", "k3")
+    for group in range(5):
+        for r in _ROTATIONS[group % 2]:
+            lines += [f"    x1 = {u}(x1 + x2)",
+                      f"    x2 = {u}({u}(x2 << {u}({r})) | {u}(x2 >> {u}({32 - r})))",
+                      "    x2 = x2 ^ x1"]
+        lines += [f"    x1 = {u}(x1 + {ks[(group + 1) % 3]})",
+                  f"    x2 = {u}(x2 + {ks[(group + 2) % 3]} + {u}({group + 1}))"]
+    lines += ["    return x1, x2", ""]
+    return "\n".join(lines)
+
+
+HELPERS.update({
+    "_popcount": '''
+def _popcount(u, one):
+    """The number of 1 bits of the unsigned ``u`` (``one`` is 1 in its dtype)."""
+    n = 0
+    while u:
+        u = u & (u - one)
+        n += 1
+    return n
+''',
+    "_erf_inv32": _erf_inv_helper(),
+    "_threefry2x32": _threefry_helper(),
+})
+
+
 _NP_UNARY = {
     "exp": "np.exp", "exp2": "np.exp2", "log": "np.log", "log1p": "np.log1p",
     "expm1": "np.expm1", "sqrt": "np.sqrt", "cbrt": "np.cbrt", "sin": "np.sin",
@@ -346,6 +414,48 @@ SCALAR_RULES.update({
 })
 
 
+# --- bits: shifts with XLA's counts, population count ------------------------------
+def _int_views(dtype):
+    """The unsigned and signed integer dtypes as wide as ``dtype``."""
+    bits = 8 * np.dtype(dtype).itemsize
+    return bits, np.dtype(f"uint{bits}"), np.dtype(f"int{bits}")
+
+
+def _shift(direction: str):
+    """XLA's shifts: the count is read as unsigned; counts >= the bit width
+    shift everything out (0, or copies of the sign for an arithmetic shift)."""
+    def rule(c, x, y):
+        dt = c.out_dtype
+        bits, u, s = _int_views(dt)
+        count = cast(u, y)
+        if direction == "arithmetic":
+            clipped = cast(s, f"min({count}, {literal(bits - 1, u)})")
+            return cast(dt, cast(s, f"{cast(s, x)} >> {clipped}"))
+        op = "<<" if direction == "left" else ">>"
+        shifted = cast(dt, cast(u, f"{cast(u, x)} {op} {count}"))
+        return f"({shifted} if {count} < {literal(bits, u)} else {literal(0, dt)})"
+    return rule
+
+
+def _population_count(c, x):
+    _, u, _ = _int_views(c.out_dtype)
+    return cast(c.out_dtype, f"{c.helper('_popcount')}({cast(u, x)}, {literal(1, u)})")
+
+
+# --- erf_inv: the float32 polynomial of the interpreter, FMAs in float64 -----------
+def _erf_inv(c, x):
+    if c.out_dtype != np.float32:
+        raise NotImplementedError("erf_inv on float64")
+    return f"{c.helper('_erf_inv32')}({x})"
+
+
+SCALAR_RULES.update({
+    "shift_left": _shift("left"), "shift_right_logical": _shift("logical"),
+    "shift_right_arithmetic": _shift("arithmetic"),
+    "population_count": _population_count, "erf_inv": _erf_inv,
+})
+
+
 # =============================================================================
 # Per-primitive lowerings of the non-fused "calls": code lines from names
 # =============================================================================
@@ -384,6 +494,164 @@ CALL_LOWERINGS = {
     "rev": _rev,
 }
 
+def _bitcast(w, eqn, x):
+    old, new = eqn.invars[0].aval, eqn.outvars[0].aval
+    if old.dtype.itemsize != new.dtype.itemsize:
+        raise NotImplementedError("bitcast_convert_type between widths")
+    if old.dtype == new.dtype:
+        return x
+    if not old.shape:
+        return f"np.full((1,), {x}).view({np_dtype(new.dtype)})[0]"
+    return f"{x}.view({np_dtype(new.dtype)})"
+
+
+def _concatenate(w, eqn, *xs):
+    return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
+
+
+def _pad(w, eqn, x, padding_value):
+    """``np.full`` of the padding value, then the operand's elements that survive
+    (negative padding crops) written with a stride of ``interior + 1``."""
+    out = eqn.outvars[0].aval
+    name = w.var(eqn.outvars[0])
+    w.emit(f"{name} = np.full({tuple(out.shape)}, {padding_value}, "
+           f"dtype={np_dtype(out.dtype)})", w.text(eqn))
+    src, dst = [], []
+    for (lo, _, interior), d, n in zip(eqn.params["padding_config"],
+                                       eqn.invars[0].aval.shape, out.shape):
+        step = interior + 1  # element j of x lands at lo + j * step; keep 0 <= that < n
+        first = max(0, -(lo // step)) if lo < 0 else 0
+        last = min(d, (n - 1 - lo) // step + 1) if n - 1 - lo >= 0 else 0
+        if last <= first:
+            return None  # nothing of x survives
+        src.append(f"{first}:{last}")
+        dst.append(f"{lo + first * step}:{lo + (last - 1) * step + 1}:{step}")
+    w.emit(f"{name}[{', '.join(dst)}] = {x}[{', '.join(src)}]")
+    return None
+
+
+def _cumulative(kind: str):
+    """``cumsum``... along ``axis``: loops over the other axes, a running value along it."""
+    def lower(w, eqn, x):
+        out = eqn.outvars[0]
+        dtype, shape = out.aval.dtype, tuple(out.aval.shape)
+        axis, n = eqn.params["axis"], out.aval.shape[eqn.params["axis"]]
+        name = w.var(out)
+        w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(dtype)})", w.text(eqn))
+        if n == 0 or 0 in shape:
+            return None
+        idx = [f"i{d}" for d in range(len(shape))]
+        for d in range(len(shape)):
+            if d != axis:
+                w.emit(f"for i{d} in range({shape[d]}):")
+                w.depth += 1
+        at = lambda k: ", ".join(k if d == axis else i for d, i in enumerate(idx))  # noqa
+        acc, k = f"{name}_acc", f"{name}_k"
+        first, pos = (f"{n - 1}", f"{n - 1} - {k}") if eqn.params["reverse"] else ("0", k)
+        w.emit(f"{acc} = {x}[{at(first)}]")
+        w.emit(f"{name}[{at(first)}] = {acc}")
+        w.emit(f"for {k} in range(1, {n}):")
+        ctx = _Ctx(eqn, w.helpers)
+        combine = {"sum": _binop("+"), "prod": _binop("*"),
+                   "max": _minmax(True), "min": _minmax(False)}[kind]
+        w.emit(f"    {acc} = {combine(ctx, acc, f'{x}[{at(pos)}]')}")
+        w.emit(f"    {name}[{at(pos)}] = {acc}")
+        w.depth -= len(shape) - 1
+        return None
+    return lower
+
+
+def _clamped_starts(w, eqn, shape, sizes, starts) -> list[str]:
+    """Start indices clamped into ``[0, dim - size]``, as XLA does."""
+    name = w.var(eqn.outvars[0])
+    names = []
+    for d, (s, dim, size) in enumerate(zip(starts, shape, sizes)):
+        w.emit(f"{name}_s{d} = min(max(np.int64({s}), 0), {dim - size})")
+        names.append(f"{name}_s{d}")
+    return names
+
+
+def _window(starts, sizes) -> str:
+    return ", ".join(f"{s}:{s} + {z}" for s, z in zip(starts, sizes))
+
+
+def _dynamic_slice(w, eqn, x, *starts):
+    sizes = eqn.params["slice_sizes"]
+    w.emit(f"# {w.text(eqn)}")
+    s = _clamped_starts(w, eqn, eqn.invars[0].aval.shape, sizes, starts)
+    return f"{x}[{_window(s, sizes)}].copy()" if sizes else x
+
+
+def _dynamic_update_slice(w, eqn, x, update, *starts):
+    sizes = eqn.invars[1].aval.shape
+    name = w.var(eqn.outvars[0])
+    w.emit(f"# {w.text(eqn)}")
+    if not sizes:
+        return update
+    s = _clamped_starts(w, eqn, eqn.invars[0].aval.shape, sizes, starts)
+    w.emit(f"{name} = {x}.copy()")
+    w.emit(f"{name}[{_window(s, sizes)}] = {update}")
+    return None
+
+
+def _threefry2x32(w, eqn, *words):
+    """A loop over the broadcast shape calling the unrolled hash once per element."""
+    out1, out2 = (w.var(v) for v in eqn.outvars)
+    shape = tuple(eqn.outvars[0].aval.shape)
+    idx = [f"i{d}" for d in range(len(shape))]
+    w.emit(f"# {w.text(eqn)}")
+    hash_fn = w._helper("_threefry2x32")
+    if not shape:
+        w.emit(f"{out1}, {out2} = {hash_fn}({', '.join(words)})")
+        return None
+    for out in (out1, out2):
+        w.emit(f"{out} = np.empty({shape}, dtype=np.uint32)")
+    for d, n in enumerate(shape):
+        w.emit(f"for i{d} in range({n}):")
+        w.depth += 1
+    reads = []
+    for a in eqn.invars:  # NumPy broadcasting: trailing dimensions line up
+        rank = len(a.aval.shape) if isinstance(a, Var) else 0
+        reads.append(w.read(a, idx[len(shape) - rank:], shape[len(shape) - rank:]))
+    at = ", ".join(idx)
+    w.emit(f"{out1}[{at}], {out2}[{at}] = {hash_fn}({', '.join(reads)})")
+    w.depth -= len(shape)
+    return None
+
+
+def _random_bits(w, eqn, keys):
+    """Threefry random bits: element ``j`` of each key's block hashes the counter
+    ``j`` (as high and low words); the two words are xor-ed (joined for 64 bits)."""
+    out = eqn.outvars[0]
+    key_shape, shape = tuple(eqn.invars[0].aval.shape), tuple(eqn.params["shape"])
+    n_keys, n = int(np.prod(key_shape, dtype=np.int64)), int(np.prod(shape, dtype=np.int64))
+    name, dtype, width = w.var(out), out.aval.dtype, eqn.params["bit_width"]
+    hash_fn = w._helper("_threefry2x32")
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name}_keys = {keys}.reshape(({n_keys}, 2))")
+    w.emit(f"{name}_2d = np.empty(({n_keys}, {n}), dtype={np_dtype(dtype)})")
+    w.emit(f"for {name}_k in range({n_keys}):")
+    w.emit(f"    for {name}_j in range({n}):")
+    w.emit(f"        {name}_b1, {name}_b2 = {hash_fn}({name}_keys[{name}_k, 0], "
+           f"{name}_keys[{name}_k, 1], np.uint32(np.uint64({name}_j) >> np.uint64(32)), "
+           f"np.uint32({name}_j & 0xFFFFFFFF))")
+    bits = (f"(np.uint64({name}_b1) << np.uint64(32)) | np.uint64({name}_b2)" if width == 64
+            else cast(dtype, f"{name}_b1 ^ {name}_b2"))
+    w.emit(f"        {name}_2d[{name}_k, {name}_j] = {bits}")
+    out_shape = key_shape + shape
+    return f"{name}_2d.reshape({out_shape})" if out_shape else f"{name}_2d[0, 0]"
+
+
+CALL_LOWERINGS.update({
+    "random_bits": _random_bits,
+    "bitcast_convert_type": _bitcast, "concatenate": _concatenate, "pad": _pad,
+    "cumsum": _cumulative("sum"), "cumprod": _cumulative("prod"),
+    "cummax": _cumulative("max"), "cummin": _cumulative("min"),
+    "dynamic_slice": _dynamic_slice, "dynamic_update_slice": _dynamic_update_slice,
+    "threefry2x32": _threefry2x32,
+})
+
+
 _SUPPORTED_KINDS = "biuf"  # bool, signed, unsigned, float (no complex, no float16)
 
 
@@ -391,11 +659,24 @@ def _dtype_ok(dtype) -> bool:
     return dtype.kind in _SUPPORTED_KINDS and not (dtype.kind == "f" and dtype.itemsize < 4)
 
 
+def _is_threefry_key(dtype) -> bool:
+    """A typed PRNG key of chapter 13's threefry (stored as two uint32 words)."""
+    return (getattr(dtype, "extended", False)
+            and np.dtype(dtype).names == ("threefry2x32",))
+
+
+def _key_ok(dtype, eqns) -> bool:
+    """Threefry keys, when they only come in as arguments and go to ``random_bits``:
+    the kernel gets their key data, a uint32 array with a trailing axis of 2."""
+    return _is_threefry_key(dtype) and all(
+        e.primitive.name == "random_bits" and e.outvars[0].aval.dtype != dtype for e in eqns)
+
+
 def make_plan(closed_jaxpr) -> fusion.KernelPlan:
     """The fusion plan for what this backend can lower."""
     return fusion.make_plan(closed_jaxpr, elementwise=frozenset(SCALAR_RULES) |
                             {"broadcast_in_dim", "iota"}, calls=frozenset(CALL_LOWERINGS),
-                            dtype_ok=_dtype_ok)
+                            dtype_ok=_dtype_ok, extended_ok=_key_ok)
 
 
 # =============================================================================
@@ -469,7 +750,8 @@ class _KernelWriter:
     def call(self, eqn) -> None:
         args = [self.atom(a) for a in eqn.invars]
         expr = CALL_LOWERINGS[eqn.primitive.name](self, eqn, *args)
-        self.emit(f"{self.var(eqn.outvars[0])} = {expr}", self.text(eqn))
+        if expr is not None:  # None: the lowering wrote its lines itself
+            self.emit(f"{self.var(eqn.outvars[0])} = {expr}", self.text(eqn))
 
     def dot(self, eqn) -> None:
         """``dot_general`` as (batched) matrix products of contiguous 3-D operands."""
@@ -763,6 +1045,8 @@ def load_module(source: str):
 
 def _numba_type(aval):
     from numba import from_dtype, types
+    if _is_threefry_key(aval.dtype):  # the key data: uint32, one more axis
+        return types.Array(types.uint32, len(aval.shape) + 1, "C", readonly=True)
     dtype = from_dtype(aval.dtype)
     if not aval.shape:
         return dtype
@@ -828,6 +1112,10 @@ class FallbackLowering(InterpreterLowering):
 def _prepare(x, aval):
     """An argument as the kernel takes it: a read-only C array, or a NumPy scalar."""
     value = to_numpy(x)
+    if _is_threefry_key(aval.dtype):  # the kernel takes the key data
+        value = np.ascontiguousarray(value["threefry2x32"])
+        value.flags.writeable = False
+        return value
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
     if not aval.shape:

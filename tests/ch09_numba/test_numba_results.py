@@ -62,6 +62,7 @@ def test_softmax_fuses_and_matches_numpy():
     np.testing.assert_allclose(np.asarray(out), e / e.sum(-1, keepdims=True), rtol=1e-6)
 
 
+@pytest.mark.slow  # several Numba compilations
 def test_dot_matmul_and_mlp():
     def mlp(x, w, b):
         h = jnp.tanh(x @ w + b)
