@@ -1,4 +1,4 @@
-"""The minijax demo: chapters 00 and 01 at work.
+"""The minijax demo: chapters 00 to 08 (and 13) at work.
 
 Run it with ``make demo``. Later chapters replace it with the end-to-end
 example (a small model trained with jit + grad + asynchronous dispatch).
@@ -36,3 +36,25 @@ def selu(x, alpha=1.67, lmbda=1.05):
 
 out = print_primitives(selu)(jnp.arange(-2., 3.))
 print("result:", out)
+
+section("Transformations (chapters 02-08): jvp, vmap, make_jaxpr, jit, grad, scan")
+import minijax  # noqa: E402
+from minijax import lax  # noqa: E402
+
+print("jvp(sin, 1., 1.)        ->", minijax.jvp(jnp.sin, (1.0,), (1.0,)))
+print("vmap(dot) over 4 rows   ->", minijax.vmap(jnp.dot)(jnp.ones((4, 3)), jnp.ones((4, 3))))
+print("make_jaxpr(log2):")
+print(minijax.make_jaxpr(lambda x: jnp.log(x) / jnp.log(2.0))(3.0))
+selu_jit = minijax.jit(lambda x: 1.05 * jnp.where(x > 0, x, 1.67 * jnp.exp(x) - 1.67))
+print("jit(selu)               ->", selu_jit(jnp.arange(-2., 3.)))
+
+
+def loop(y):
+    for _ in range(10):
+        y = jnp.sin(y) + 0.1 * jnp.cos(y * y) - jnp.tanh(y)
+    return jnp.sum(y)
+
+
+print("grad of the notes' loop ->", minijax.grad(loop)(jnp.arange(3.)))
+print("scan prefix sums        ->", lax.scan(lambda c, x: (c + x, c + x), 0., jnp.arange(5.))[1])
+print("random.normal (JAX bits)->", minijax.random.normal(minijax.random.key(0), (3,)))
