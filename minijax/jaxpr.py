@@ -192,9 +192,6 @@ class ClosedJaxpr:
     in_avals = property(lambda self: self._jaxpr.in_avals)
     out_avals = property(lambda self: self._jaxpr.out_avals)
 
-    def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> "ClosedJaxpr":
-        return ClosedJaxpr(f(self.jaxpr), self.consts)
-
     def replace(self, *, jaxpr=None, consts=None) -> "ClosedJaxpr":
         return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
                            self.consts if consts is None else consts)

@@ -62,7 +62,7 @@ from minijax.stages import (TraceResult, Traced, compile_lowering, log_elapsed_t
                             lower_jaxpr)
 
 __all__ = ["jit", "jit_p", "JitWrapped", "disable_jit", "eval_shape", "clear_caches",
-           "jit_params", "new_jit_eqn", "bind_jit", "jvp_jaxpr", "batch_jaxpr",
+           "jit_params", "bind_jit", "jvp_jaxpr", "batch_jaxpr",
            "get_executable", "UnspecifiedValue", "UNSPECIFIED", "register_cache"]
 
 
@@ -119,11 +119,6 @@ def _replace_jaxpr(params: dict, closed_jaxpr: ClosedJaxpr, donated_invars=None)
     return jit_params(closed_jaxpr, params["name"], donated_invars=donated_invars,
                       keep_unused=params["keep_unused"], inline=params["inline"],
                       compiler_options_kvs=params["compiler_options_kvs"])
-
-
-def new_jit_eqn(invars, outvars, closed_jaxpr: ClosedJaxpr, name: str, **options) -> JaxprEqn:
-    """A ``jit`` equation ``outvars = jit[name=name jaxpr=closed_jaxpr] invars``."""
-    return JaxprEqn(invars, outvars, jit_p, jit_params(closed_jaxpr, name, **options))
 
 
 def bind_jit(*args, **params) -> list:

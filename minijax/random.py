@@ -520,37 +520,14 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 
 
 def _covariance_factor(cov, method: str):
-    """A matrix ``F`` with ``F @ F.T == cov``, by ``jnp.linalg`` when it has the method."""
-    linalg = jnp.linalg
-    if method == "svd" and hasattr(linalg, "svd"):
-        u, s, _ = linalg.svd(cov)
+    """A matrix ``F`` with ``F @ F.T == cov`` (``method`` was checked by the caller)."""
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
         return u * jnp.sqrt(s[..., None, :])
-    if method == "eigh" and hasattr(linalg, "eigh"):
-        w, v = linalg.eigh(cov)
+    if method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
         return v * jnp.sqrt(w[..., None, :])
-    if method == "cholesky":
-        return linalg.cholesky(cov) if hasattr(linalg, "cholesky") else _cholesky(cov)
-    raise NotImplementedError(f"multivariate_normal(method={method!r}) needs "
-                              f"jnp.linalg.{method}, which minijax does not have yet")
-
-
-def _cholesky(a):
-    """The lower Cholesky factor, column by column (Cholesky–Crout) in jnp ops.
-
-    A stand-in until ``jnp.linalg.cholesky`` exists; for the small covariance
-    matrices of ``multivariate_normal`` a Python loop over columns is fine.
-    """
-    n = a.shape[-1]
-    cols = []
-    for j in range(n):
-        prev = jnp.stack(cols, axis=-1) if cols else None  # (..., n, j)
-        s = a[..., :, j]
-        if prev is not None:
-            s = s - jnp.einsum("...ik,...k->...i", prev, prev[..., j, :])
-        d = jnp.sqrt(s[..., j])
-        col = jnp.where(jnp.arange(n) >= j, s / d[..., None], 0.)
-        cols.append(col.astype(a.dtype))
-    return jnp.stack(cols, axis=-1)
+    return jnp.linalg.cholesky(cov)
 
 
 # =============================================================================

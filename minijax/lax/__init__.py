@@ -20,9 +20,9 @@ def _export_primitives():
     # (by module path: the wrappers ``lax.dot`` and ``lax.slice`` shadow their modules)
     for name in ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing"):
         module = importlib.import_module(f"minijax.lax.{name}")
-        for name, value in vars(module).items():
-            if name.endswith("_p") and isinstance(value, Primitive):
-                globals()[name] = value
+        for attr, value in vars(module).items():
+            if attr.endswith("_p") and isinstance(value, Primitive):
+                globals()[attr] = value
 
 
 _export_primitives()

@@ -9,8 +9,8 @@ The interesting one is :func:`variance_scaling`: it picks the spread of the
 weights from the layer's *fans* (how many inputs feed each output, and how
 many outputs each input feeds) so that activations keep roughly unit
 variance from layer to layer. Glorot/Xavier, LeCun and He/Kaiming are
-special cases of it. (``orthogonal`` and ``delta_orthogonal`` need a QR
-decomposition, which minijax does not have; complex dtypes are not supported.)
+special cases of it. (``orthogonal`` and ``delta_orthogonal`` are not written
+yet, though ``jnp.linalg.qr`` now exists; complex dtypes are not supported.)
 """
 from __future__ import annotations
 

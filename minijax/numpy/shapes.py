@@ -704,9 +704,13 @@ def _pad_edge(array, pad_width):
     return array
 
 
-def _reflect_side(array, padding: int, axis: int, mode: str, odd: bool, before: bool):
-    """Pad one side of one axis by mirroring (``reflect`` skips the edge, ``symmetric`` not)."""
-    n = _aval(array).shape[axis]
+def _reflect_side(array, padding: int, axis: int, mode: str, odd: bool, before: bool,
+                  n: int):
+    """Pad one side of one axis by mirroring (``reflect`` skips the edge, ``symmetric`` not).
+
+    ``n`` is the axis's size *before* any padding: each mirrored chunk is at
+    most that long, even after the other side has been padded.
+    """
     offset = 1 if (mode == "reflect" and n > 1) else 0
 
     def edge_of(x):
@@ -734,8 +738,9 @@ def _pad_symmetric_or_reflect(array, pad_width, mode: str, reflect_type: str):
             _check_no_padding((lo, hi), mode)
             continue
         odd = reflect_type == "odd"
-        array = _reflect_side(array, lo, i, mode, odd, before=True)
-        array = _reflect_side(array, hi, i, mode, odd, before=False)
+        n = _aval(array).shape[i]
+        array = _reflect_side(array, lo, i, mode, odd, before=True, n=n)
+        array = _reflect_side(array, hi, i, mode, odd, before=False, n=n)
     return array
 
 

@@ -1042,3 +1042,16 @@ def test_broadcast_shapes_property(shapes):
             jnp.broadcast_shapes(*shapes)
     else:
         assert jnp.broadcast_shapes(*shapes) == want
+
+
+@pytest.mark.parametrize("mode", ["symmetric", "reflect"])
+@pytest.mark.parametrize("reflect_type", ["even", "odd"])
+@pytest.mark.parametrize("shape, pad_width", [
+    ((2,), (1, 5)), ((2,), (5, 1)), ((3,), (4, 4)), ((2, 3), ((1, 5), (2, 7))),
+])
+def test_pad_mirror_modes_longer_than_the_axis_match_numpy(mode, reflect_type, shape, pad_width):
+    # padding wider than the axis mirrors repeatedly, in chunks of the unpadded size
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    expected = np.pad(a, pad_width, mode=mode, reflect_type=reflect_type)
+    actual = jnp.pad(jnp.asarray(a), pad_width, mode=mode, reflect_type=reflect_type)
+    np.testing.assert_array_equal(np.asarray(actual), expected)
