@@ -17,10 +17,12 @@ class Buffer:
     __slots__ = ("_data", "device")
 
     def __init__(self, data: np.ndarray, device: Device | None = None):
-        data = np.asarray(data)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
         if data.flags.writeable:
+            # A read-only *view*: whoever else holds ``data`` may still write it.
             data = data.view()
-            data.flags.writeable = False
+            data.setflags(write=False)
         self._data = data
         self.device = device if device is not None else default_device()
 

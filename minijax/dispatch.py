@@ -36,7 +36,8 @@ def to_numpy(x) -> np.ndarray:
 
 def wrap_output(value, aval: ShapedArray, device=None) -> Array:
     """Wrap an impl rule's result in an ``Array`` of the expected type."""
-    value = np.asarray(value)
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
     if value.shape != aval.shape:
@@ -45,10 +46,37 @@ def wrap_output(value, aval: ShapedArray, device=None) -> Array:
     return Array(aval, Buffer(value, device))
 
 
+# Abstract evaluation of a small array costs more than the NumPy computation
+# itself, and a program applies the same primitive to the same avals again and
+# again. So for primitives whose rule is pure (``prim.cache_abstract_eval``),
+# eager dispatch remembers each result. Only successes are remembered: a bad
+# input still raises its error every time.
+_abstract_eval_cache: dict = {}
+
+
+def abstract_eval(prim, avals_in, params):
+    """``abstract_eval_rules[prim](*avals_in, **params)``, memoized where allowed."""
+    if not prim.cache_abstract_eval:
+        return abstract_eval_rules[prim](*avals_in, **params)
+    try:
+        key = (prim, *avals_in, *params.items())
+        return _abstract_eval_cache[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable param (a list, an array): no memo
+        return abstract_eval_rules[prim](*avals_in, **params)
+    out = abstract_eval_rules[prim](*avals_in, **params)
+    if len(_abstract_eval_cache) > 4096:  # bound the memory a long session uses
+        _abstract_eval_cache.clear()
+    _abstract_eval_cache[key] = tuple(out) if prim.multiple_results else out
+    return out
+
+
 def apply_primitive(prim, args, params):
     """Evaluate ``prim`` on concrete ``args`` now and return Array(s)."""
-    avals_in = [get_aval(x) for x in args]
-    avals_out = abstract_eval_rules[prim](*avals_in, **params)
+    # ``type(x) is Array`` is the common case; skip get_aval's general checks.
+    avals_in = [x.aval if type(x) is Array else get_aval(x) for x in args]
+    avals_out = abstract_eval(prim, avals_in, params)
     outs = impl_rules[prim](*(to_numpy(x) for x in args), **params)
     if prim.multiple_results:
         return [wrap_output(o, a) for o, a in zip(outs, avals_out)]

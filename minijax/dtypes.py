@@ -47,6 +47,7 @@ _int_types = _unsigned_types + _signed_types
 _float_types = [float16, float32, float64]
 _complex_types = [complex64, complex128]
 _jax_types = _bool_types + _int_types + _float_types + _complex_types
+_jax_types_set = frozenset(_jax_types)  # the same, for a fast ``in`` on every op
 
 # The three "weak" nodes of the lattice are the Python types themselves.
 _weak_types = [int, float, complex]
@@ -69,7 +70,8 @@ class TypePromotionError(ValueError):
 
 def canonicalize_dtype(dt) -> np.dtype:
     """The dtype minijax actually stores for ``dt`` (64-bit types become 32-bit)."""
-    dt = np.dtype(dt)
+    if not isinstance(dt, np.dtype):  # (already a dtype: the common case)
+        dt = np.dtype(dt)
     return _canonical.get(dt, dt)
 
 
@@ -94,6 +96,8 @@ def dtype(x, *, canonicalize: bool = False) -> np.dtype:
     aval = getattr(x, "aval", None)
     if aval is not None:  # the common case: an Array or a tracer
         return canonicalize_dtype(aval.dtype) if canonicalize else aval.dtype
+    if isinstance(x, np.dtype) and x in _jax_types_set:  # the next most common
+        return canonicalize_dtype(x) if canonicalize else x
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if isinstance(x, type) and x in _python_scalar_dtypes:
@@ -109,7 +113,7 @@ def dtype(x, *, canonicalize: bool = False) -> np.dtype:
             dt = np.result_type(x)
         except TypeError as err:
             raise TypeError(f"Cannot determine dtype of {x}") from err
-    if dt not in _jax_types:
+    if dt not in _jax_types_set:
         raise _invalid_dtype_error(x, dt)
     return canonicalize_dtype(dt) if canonicalize else dt
 
@@ -142,7 +146,7 @@ def check_and_canonicalize_user_dtype(dt, fun_name: str | None = None) -> np.dty
     if isinstance(dt, type) and dt in _python_scalar_dtypes:
         return canonicalize_dtype(_python_scalar_dtypes[dt])
     np_dtype = np.dtype(dt)
-    if np_dtype not in _jax_types:
+    if np_dtype not in _jax_types_set:
         where = f" in {fun_name}" if fun_name else ""
         raise TypeError(f"JAX only supports number, bool, and string dtypes, "
                         f"got dtype {dt}{where}")
@@ -272,6 +276,8 @@ def _dtype_and_weak_for_promotion(x) -> tuple[np.dtype, bool]:
     aval = getattr(x, "aval", None)
     if aval is not None:  # Arrays and tracers: already canonical
         return aval.dtype, aval.weak_type
+    if type(x) in _python_scalar_dtypes:  # Python scalars: weak, except bool
+        return canonicalize_dtype(_python_scalar_dtypes[type(x)]), type(x) is not bool
     dt = dtype(x)
     weak = _is_weak_node(x) or is_weakly_typed(x)
     if _is_explicit_dtype(x):
@@ -282,6 +288,9 @@ def _dtype_and_weak_for_promotion(x) -> tuple[np.dtype, bool]:
 def _result_type_and_weak(*args) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError("at least one array or dtype is required")
+    avals = [getattr(a, "aval", None) for a in args]
+    if None not in avals:  # only Arrays and tracers (the common case): read their avals
+        return _join(tuple(a.dtype for a in avals), tuple(a.weak_type for a in avals))
     args = [default_float_dtype if a is None else a for a in args]
     dts, weaks = zip(*(_dtype_and_weak_for_promotion(a) for a in args))
     return _join(dts, weaks)
@@ -391,4 +400,11 @@ def is_complex(dt) -> bool:
 
 
 def is_inexact(dt) -> bool:
-    return np.issubdtype(np.dtype(dt), np.inexact)
+    dt = np.dtype(dt)
+    hit = _is_inexact_memo.get(dt)  # memoized: this runs on every reduction
+    if hit is None:
+        hit = _is_inexact_memo[dt] = bool(np.issubdtype(dt, np.inexact))
+    return hit
+
+
+_is_inexact_memo: dict = {}

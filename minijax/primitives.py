@@ -31,6 +31,10 @@ __all__ = ["Primitive", "impl_rules", "abstract_eval_rules", "all_primitives",
 class Primitive:
     """A named primitive operation. ``multiple_results`` primitives return a list."""
     multiple_results = False
+    #: May eager dispatch memoize this primitive's abstract eval, keyed by the
+    #: input avals and params? True only for a *pure* rule (its result depends
+    #: on nothing else); :func:`minijax.lax.base.standard_primitive` sets it.
+    cache_abstract_eval = False
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name

@@ -19,8 +19,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from minijax import dtypes
-from minijax.array import Array
+from minijax.array import Array, array_from_numpy
 from minijax.lax import _convert_element_type
+from minijax.lax.base import call_ignoring_fp_errors
 
 
 def check_arraylike(fun_name: str, *args) -> None:
@@ -50,7 +51,15 @@ def _cast(x, dtype, weak: bool):
     does (``mul b 0.1:f32[]``, not the float32-rounded ``0.10000000149011612``)."""
     if weak and dtypes.is_python_scalar(x) and dtypes.dtype(x, canonicalize=True) == dtype:
         return x
+    if type(x) in _PY_NUMBERS and dtype.kind in "fc" and dtype in _NUMERIC_DTYPES:
+        # Fast path for ``x * 2`` (a Python number meeting a float array): the
+        # constant folding that ``_convert_element_type`` does, minus its checks.
+        value = call_ignoring_fp_errors(np.asarray(x).astype, dtype)
+        return array_from_numpy(value, weak_type=weak)
     return _convert_element_type(x, dtype, weak)
+
+
+_PY_NUMBERS = (int, float, complex)
 
 
 def promote_dtypes_inexact(*args):
@@ -77,28 +86,51 @@ def promote_shapes(fun_name: str, *args):
     raise JAX's ``ValueError`` here; when they agree, the lax primitive raises
     its ``TypeError`` (``add got incompatible shapes for broadcasting``).
     """
-    from minijax.lax import broadcast_shapes, broadcast_to_rank
     shapes = [np.shape(x) if not hasattr(x, "aval") else x.aval.shape for x in args]
     nonscalar_ranks = {len(s) for s in shapes if s}
     if len(nonscalar_ranks) < 2:
         return list(args)
+    from minijax.lax import broadcast_shapes, broadcast_to_rank
     result_rank = len(broadcast_shapes(*shapes))  # JAX's ValueError if incompatible
     return [broadcast_to_rank(x, result_rank) if s and len(s) < result_rank else x
             for x, s in zip(args, shapes)]
 
 
+_NUMERIC_DTYPES = frozenset(dtypes._jax_types)  # not float0, not chapter 13's keys
+
+
+def _all_same_strong_arrays(args) -> bool:
+    """Are ``args`` Arrays of one shape and one strong numeric dtype (nothing to promote)?"""
+    if not args or type(args[0]) is not Array:
+        return False
+    aval = args[0].aval
+    return not aval.weak_type and aval.dtype in _NUMERIC_DTYPES and all(
+        type(x) is Array and x.aval.dtype == aval.dtype and not x.aval.weak_type
+        and x.aval.shape == aval.shape for x in args[1:])
+
+
+# Each ``promote_args*`` starts with a fast path for the commonest eager call,
+# ``jnp.add(x, y)`` on arrays of one shape and dtype: promotion would leave every
+# argument as it is, and skipping it halves the cost of a small op.
+
 def promote_args(fun_name: str, *args):
     """Check, promote dtypes, promote ranks: the front door of a jnp binary ufunc."""
+    if _all_same_strong_arrays(args):
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args):
+    if _all_same_strong_arrays(args) and args[0].aval.dtype.kind in "fc":
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args):
+    if _all_same_strong_arrays(args) and args[0].aval.dtype != dtypes.bool_:
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
