@@ -48,7 +48,7 @@ from minijax.dispatch import to_numpy
 from minijax.errors import UnexpectedTracerError
 from minijax.interpreters.ad import (Zero, float0, instantiate_zeros, jvp_rules,
                                      tangent_aval, zeros_like_aval)
-from minijax.interpreters.batching import (BatchTrace, BatchTracer, batch_size,
+from minijax.interpreters.batching import (BatchTrace, BatchTracer, batch_size, batched_aval,
                                            batching_rules, matchaxis, not_mapped)
 from minijax.interpreters.linearize import custom_partial_eval_rules, dce_jaxpr, dce_rules
 from minijax.interpreters.partial_eval import (DebugInfo, debug_info,
@@ -212,14 +212,6 @@ def _call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, **_):
 
 
 # --- vmap of a rule, on flat lists ------------------------------------------------------
-def _batched_aval(aval: ShapedArray, size: int, dim) -> ShapedArray:
-    if dim is not_mapped:
-        return aval
-    shape = list(aval.shape)
-    shape.insert(dim, size)
-    return aval.update(shape=tuple(shape))
-
-
 def _unbatched_aval(aval: ShapedArray, dim) -> ShapedArray:
     shape = list(aval.shape)
     del shape[dim]
@@ -246,7 +238,7 @@ def vmap_flat(fun: Callable, size: int, in_dims: Sequence, args: Sequence,
     with set_current_trace(trace.parent):
         for x in outs:
             if _is_zero(x):
-                results.append(type(x)(_batched_aval(x.aval, size, 0)) if instantiate else x)
+                results.append(type(x)(batched_aval(x.aval, size, 0)) if instantiate else x)
                 batched.append(instantiate)
                 continue
             val, dim = trace.to_batch_info(x)
@@ -259,7 +251,7 @@ def vmap_flat(fun: Callable, size: int, in_dims: Sequence, args: Sequence,
 
 def _batch_call_jaxpr(closed: ClosedJaxpr, size: int, dims: Sequence) -> ClosedJaxpr:
     """``closed`` on batched inputs, with every output batched along axis 0."""
-    in_avals = [_batched_aval(a, size, d) for a, d in zip(closed.in_avals, dims)]
+    in_avals = [batched_aval(a, size, d) for a, d in zip(closed.in_avals, dims)]
     run = functools.partial(eval_jaxpr, closed.jaxpr, closed.consts)
     jaxpr, _, consts = trace_to_jaxpr_dynamic(
         lambda *xs: vmap_flat(run, size, dims, xs)[0], in_avals, closed.jaxpr.debug_info)

@@ -266,14 +266,6 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, dims: Sequence) -> tuple[Cl
     return per_jaxpr[key]
 
 
-def _batched_aval(aval: ShapedArray, dim, size: int) -> ShapedArray:
-    if dim is batching.not_mapped:
-        return aval
-    shape = list(aval.shape)
-    shape.insert(dim, size)
-    return aval.update(shape=tuple(shape))
-
-
 def _trace_batch_jaxpr(closed: ClosedJaxpr, axis_size: int, dims: tuple):
     out_dims: list = []
 
@@ -286,7 +278,7 @@ def _trace_batch_jaxpr(closed: ClosedJaxpr, axis_size: int, dims: tuple):
         out_dims[:] = [d for _, d in vals_dims]
         return [v for v, _ in vals_dims]
 
-    in_avals = [_batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, dims)]
+    in_avals = [batching.batched_aval(a, axis_size, d) for a, d in zip(closed.in_avals, dims)]
     jaxpr, _, consts = trace_to_jaxpr_dynamic(batched_fun, in_avals)
     return ClosedJaxpr(jaxpr, consts), out_dims
 

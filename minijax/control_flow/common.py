@@ -34,7 +34,8 @@ from minijax import dtypes, lax
 from minijax.abstract_arrays import ShapedArray
 from minijax.core import find_cur_trace, get_aval, set_current_trace
 from minijax.interpreters.ad import JVPTrace, JVPTracer, Zero, instantiate_zeros, tangent_aval
-from minijax.interpreters.batching import BatchTrace, BatchTracer, matchaxis, not_mapped
+from minijax.interpreters.batching import (BatchTrace, BatchTracer, batched_aval, matchaxis,
+                                           not_mapped)
 from minijax.interpreters.partial_eval import (DebugInfo, debug_info, fun_sourceinfo,
                                                trace_to_jaxpr_dynamic)
 from minijax.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
@@ -264,14 +265,6 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: Sequen
     jaxpr, _, consts = trace_to_jaxpr_dynamic(fun, list(in_avals) + tan_avals)
     return ClosedJaxpr(jaxpr, consts), out_nonzeros
 
-
-def batched_aval(aval: ShapedArray, size: int, dim) -> ShapedArray:
-    """``aval`` with a batch axis of ``size`` inserted at ``dim`` (unchanged for None)."""
-    if dim is not_mapped:
-        return aval
-    shape = list(aval.shape)
-    shape.insert(dim, size)
-    return aval.update(shape=tuple(shape))
 
 
 def batch_jaxpr(closed: ClosedJaxpr, size: int, in_dims: Sequence, out_dims: Sequence[int],

@@ -39,6 +39,7 @@ import sys
 from typing import Callable
 
 from minijax import lax
+from minijax.abstract_arrays import ShapedArray
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
 from minijax.lax.base import canonicalize_axis
 from minijax.tree_util import (keystr, prefix_errors, tree_flatten, tree_flatten_with_path,
@@ -324,6 +325,15 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     if fun.__doc__:
         vmap_f.__doc__ += f"\n\nOriginal documentation:\n\n{fun.__doc__}"
     return vmap_f
+
+
+def batched_aval(aval: ShapedArray, size: int, dim) -> ShapedArray:
+    """``aval`` with a batch axis of ``size`` inserted at ``dim`` (unchanged if not mapped)."""
+    if dim is not_mapped:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(dim, size)
+    return aval.update(shape=tuple(shape))
 
 
 def push_basis(pushfwd: Callable, basis):

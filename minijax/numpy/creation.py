@@ -27,6 +27,7 @@ from minijax.array import Array
 from minijax.lax import _convert_element_type
 from minijax.lax.base import canonicalize_axis, canonicalize_shape
 from minijax.numpy.util import check_arraylike, is_arraylike
+from minijax.numpy.util import is_traced as _is_traced
 from minijax.numpy.util import jnp_jit
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
@@ -48,10 +49,6 @@ def _user_dtype(dtype, fun_name: str) -> np.dtype:
         raise TypeError("JAX only supports number, bool, and string dtypes, got "
                         f"dtype {dtype} in {fun_name}")
     return dtypes.canonicalize_dtype(dt)
-
-
-def _is_traced(x) -> bool:
-    return hasattr(x, "aval") and not isinstance(x, Array)
 
 
 def _is_array(x) -> bool:

@@ -40,6 +40,7 @@ from minijax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                  ScatterDimensionNumbers)
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes
+from minijax.numpy.util import is_traced as _is_traced
 from minijax.numpy.util import jnp_jit
 
 __all__ = ["_getitem", "_IndexUpdateHelper", "_IndexUpdateRef", "take", "take_along_axis"]
@@ -60,10 +61,6 @@ class NonConcreteBooleanIndexError(IndexError):
 # =============================================================================
 # Small helpers
 # =============================================================================
-def _is_traced(x) -> bool:
-    return hasattr(x, "aval") and not isinstance(x, Array)
-
-
 def _concrete_value(x):
     """The NumPy value of ``x`` if it is known now (arrays, concrete tracers), else None."""
     if _is_traced(x):

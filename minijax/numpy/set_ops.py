@@ -23,16 +23,13 @@ from minijax.numpy import creation as _c, reductions as _r, shapes as _s, sortin
 from minijax.numpy import ufuncs as _u
 from minijax.numpy.indexing import take
 from minijax.numpy.util import check_arraylike
+from minijax.numpy.util import is_traced as _is_traced
 
 __all__ = [
     "nonzero", "argwhere", "flatnonzero", "unique", "unique_values",
     "unique_counts", "unique_inverse", "unique_all", "isin", "union1d",
     "intersect1d", "setdiff1d", "extract",
 ]
-
-
-def _is_traced(x) -> bool:
-    return hasattr(x, "aval") and not hasattr(x, "_value") and not isinstance(x, _c.Array)
 
 
 def _require_concrete(tracer, context: str) -> None:

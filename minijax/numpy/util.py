@@ -32,6 +32,11 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{type(arg)} at position {pos}.")
 
 
+def is_traced(x) -> bool:
+    """A traced value (chapter 01's tracers): it has an aval but is not a concrete Array."""
+    return hasattr(x, "aval") and not isinstance(x, Array)
+
+
 def is_arraylike(x) -> bool:
     return (isinstance(x, (Array, np.ndarray, np.generic)) or dtypes.is_python_scalar(x)
             or hasattr(x, "aval") or hasattr(x, "__jax_array__"))
