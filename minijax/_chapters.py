@@ -108,6 +108,9 @@ MODULES = {
     # chapter 09
     "minijax.backends.fusion": 9,
     "minijax.backends.numba_cpu": 9,
+    "minijax.backends.numba_scalar": 9,
+    "minijax.backends.numba_calls": 9,
+    "minijax.backends.numba_writer": 9,
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,

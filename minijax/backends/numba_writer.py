@@ -1,0 +1,304 @@
+"""Chapter 09 — writing the kernel module of a plan.
+
+:func:`generate_source` turns a :class:`~minijax.backends.fusion.KernelPlan`
+into ONE Python module with ONE ``@njit(nogil=True)`` entry function: loops
+over static shapes, a local per jaxpr variable (named as the printed jaxpr
+names it), each line commented with the equation it comes from, and the
+helpers the scalar rules asked for.
+"""
+from __future__ import annotations
+
+import keyword
+import re
+
+import numpy as np
+
+from minijax.backends import fusion
+from minijax.backends.numba_calls import CALL_LOWERINGS
+from minijax.backends.numba_scalar import (HELPERS, SCALAR_RULES, _Ctx, _kind, _minmax,
+                                           cast, literal, np_dtype)
+from minijax.jaxpr import Literal, Var
+
+__all__ = ["generate_source", "kernel_outputs"]
+
+
+_RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", "min",
+                                   "int", "float", "bool", "len", "print"}
+
+
+class _KernelWriter:
+    """Writes the entry function of one plan, line by line."""
+
+    def __init__(self, plan: fusion.KernelPlan, fn_name: str):
+        self.plan = plan
+        self.fn_name = fn_name
+        self.lines: list[str] = []
+        self.helpers: set[str] = set()
+        self.depth = 1
+
+    # --- small utilities ------------------------------------------------------------
+    def emit(self, code: str, comment: str | None = None) -> None:
+        line = "    " * self.depth + code
+        self.lines.append(f"{line}  # {comment}" if comment else line)
+
+    def var(self, v) -> str:
+        name = self.plan.names.var_names[v]
+        return name + "_" if name in _RESERVED else name
+
+    def atom(self, a) -> str:
+        """A materialized value: an array name, a scalar name, or a literal."""
+        return literal(a.val, a.aval.dtype) if isinstance(a, Literal) else self.var(a)
+
+    def read(self, a, idx, loop_shape=None) -> str:
+        """Element ``idx`` of a materialized value (a scalar is its own element).
+
+        In a loop over ``loop_shape``, an operand with size-1 dimensions where
+        the loop has more is broadcast (lax allows that for equal ranks).
+        """
+        if isinstance(a, Literal) or not a.aval.shape:
+            return self.atom(a)
+        if loop_shape is not None and tuple(a.aval.shape) != tuple(loop_shape):
+            idx = ["0" if n == 1 else i for n, i in zip(a.aval.shape, idx)]
+        return f"{self.var(a)}[{', '.join(idx)}]"
+
+    def text(self, eqn) -> str:
+        return fusion.eqn_text(eqn, self.plan.names)
+
+    def reshape_code(self, x: str, aval, new_shape) -> str:
+        if not aval.shape:
+            return f"np.full({tuple(new_shape)}, {x})"
+        if not new_shape:
+            return f"{x}.ravel()[0]"
+        return f"np.ascontiguousarray({x}).reshape({tuple(new_shape)})"
+
+    # --- the function ---------------------------------------------------------------
+    def write(self) -> str:
+        jaxpr = self.plan.closed_jaxpr.jaxpr
+        params = ", ".join(self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars])
+        for step in self.plan.steps:
+            if isinstance(step, fusion.LoopNest):
+                self.loop_nest(step)
+            elif isinstance(step, fusion.Dot):
+                self.dot(step.eqn)
+            else:
+                self.call(step.eqn)
+        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
+        self.emit(f"return ({''.join(o + ', ' for o in outs)})")
+        header = f"def {self.fn_name}({params}):"
+        return "\n".join([header, *self.lines])
+
+    def call(self, eqn) -> None:
+        args = [self.atom(a) for a in eqn.invars]
+        expr = CALL_LOWERINGS[eqn.primitive.name](self, eqn, *args)
+        if expr is not None:  # None: the lowering wrote its lines itself
+            self.emit(f"{self.var(eqn.outvars[0])} = {expr}", self.text(eqn))
+
+    def dot(self, eqn) -> None:
+        """``dot_general`` as (batched) matrix products of contiguous 3-D operands."""
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        lhs, rhs = eqn.invars
+        out = eqn.outvars[0]
+        dtype = out.aval.dtype
+        ls, rs = lhs.aval.shape, rhs.aval.shape
+        lf = [d for d in range(len(ls)) if d not in lc and d not in lb]
+        rf = [d for d in range(len(rs)) if d not in rc and d not in rb]
+        size = lambda shape, dims: int(np.prod([shape[d] for d in dims], dtype=np.int64))  # noqa
+        B, M, K, N = size(ls, lb), size(ls, lf), size(ls, lc), size(rs, rf)
+        name = self.var(out)
+        self.emit(f"# {self.text(eqn)}")
+        operands = []
+        for a, perm, shape3, suffix in ((lhs, [*lb, *lf, *lc], (B, M, K), "lhs"),
+                                        (rhs, [*rb, *rc, *rf], (B, K, N), "rhs")):
+            x = self.atom(a)
+            if perm != sorted(perm) and a.aval.shape:
+                x = f"{x}.transpose({tuple(perm)})"
+            code = self.reshape_code(x, a.aval, shape3)
+            if a.aval.dtype != dtype:
+                code = f"{code}.astype({np_dtype(dtype)})"
+            self.emit(f"{name}_{suffix} = {code}")
+            operands.append(f"{name}_{suffix}")
+        out_shape = tuple(out.aval.shape)
+        if _kind(dtype) == "f" and B == 1 and M * N * K > 0:
+            self.emit(f"{name} = np.dot({operands[0]}[0], {operands[1]}[0])"
+                      f"{'.reshape(' + str(out_shape) + ')' if out_shape else '[0, 0]'}")
+            return
+        if _kind(dtype) == "f" and M * N * K > 0:
+            self.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
+            self.emit(f"for i0 in range({B}):")
+            self.emit(f"    {name}_3d[i0] = np.dot({operands[0]}[i0], {operands[1]}[i0])")
+        else:
+            self.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
+            self.emit(f"{self._helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
+        self.emit(f"{name} = {name}_3d.reshape({out_shape})" if out_shape
+                  else f"{name} = {name}_3d[0, 0, 0]")
+
+    def _helper(self, name: str) -> str:
+        self.helpers.add(name)
+        return name
+
+    # --- fused loop nests -----------------------------------------------------------
+    def loop_nest(self, step: fusion.LoopNest) -> None:
+        shape, rank = tuple(step.shape), len(step.shape)
+        idx = [f"i{d}" for d in range(rank)]
+        what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s)"
+        if step.reduction is not None:
+            what += f" into {step.reduction.primitive.name}"
+        self.emit(f"# --- {what}")
+        for v in step.stores:
+            if rank:
+                self.emit(f"{self.var(v)} = np.empty({shape}, dtype={np_dtype(v.aval.dtype)})")
+        reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
+        if reduce:
+            reduce.init()
+        for d in range(rank):
+            self.emit(f"for i{d} in range({shape[d]}):")
+            self.depth += 1
+        local: dict = {}  # value -> its scalar name in the loop body
+
+        def operand(a):
+            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, shape)
+
+        for eqn in step.eqns:
+            out = eqn.outvars[0]
+            name = f"{self.var(out)}_i" if rank else self.var(out)
+            self.emit(f"{name} = {self.scalar(eqn, operand, idx)}", self.text(eqn))
+            local[out] = name
+        for v in step.stores:
+            if rank:
+                self.emit(f"{self.var(v)}[{', '.join(idx)}] = {local[v]}")
+        if reduce:
+            reduce.update(operand(step.reduction.invars[0]))
+        self.depth -= rank
+        if reduce:
+            reduce.finish()
+
+    def scalar(self, eqn, operand, idx) -> str:
+        """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
+        name = eqn.primitive.name
+        out = eqn.outvars[0].aval
+        if name == "iota":
+            return cast(out.dtype, idx[eqn.params["dimension"]])
+        if name == "broadcast_in_dim":
+            x = eqn.invars[0]
+            if isinstance(x, Literal) or not x.aval.shape or x.aval.shape == out.shape:
+                return operand(x)
+            dims = eqn.params["broadcast_dimensions"]
+            x_idx = ["0" if x.aval.shape[d] == 1 else idx[dims[d]] for d in range(len(dims))]
+            return self.read(x, x_idx)
+        ctx = _Ctx(eqn, self.helpers)
+        return SCALAR_RULES[name](ctx, *[operand(a) for a in eqn.invars])
+
+
+class _Reduction:
+    """The accumulator of a reduction fused at the end of a loop nest."""
+
+    def __init__(self, w: _KernelWriter, eqn, idx):
+        self.w, self.eqn, self.idx = w, eqn, idx
+        self.kind = eqn.primitive.name.replace("reduce_", "")
+        self.x = eqn.invars[0]
+        self.out = eqn.outvars[0]
+        axes = set(eqn.params["axes"])
+        self.kept = [i for d, i in enumerate(idx) if d not in axes]
+        self.axis = idx[eqn.params["axes"][0]] if self.kind.startswith("arg") else None
+        self.name = w.var(self.out)
+        dtype = self.out.aval.dtype
+        wide = {"f": np.float64, "i": np.int64, "u": np.uint64}
+        self.acc_dtype = (np.dtype(wide.get(_kind(dtype), dtype)) if self.kind in ("sum", "prod")
+                          else dtype)
+
+    def ref(self, name: str) -> str:
+        return f"{name}[{', '.join(self.kept)}]" if self.kept else name
+
+    def identity(self):
+        dtype, kind = self.acc_dtype, _kind(self.acc_dtype)
+        if self.kind in ("max", "min"):
+            if kind == "f":
+                return float("-inf") if self.kind == "max" else float("inf")
+            if kind == "b":
+                return self.kind == "min"
+            info = np.iinfo(dtype)
+            return info.min if self.kind == "max" else info.max
+        return {"sum": 0, "prod": 1, "and": -1 if kind != "b" else True, "or": 0, "xor": 0}[self.kind]
+
+    def init(self) -> None:
+        w, shape = self.w, tuple(self.out.aval.shape)
+        w.emit(f"# {w.text(self.eqn)}")
+        if self.axis is not None:  # argmax / argmin: the best value and its index
+            xdt = self.x.aval.dtype
+            w.emit(f"{self.name}_best = " + (f"np.empty({shape}, dtype={np_dtype(xdt)})"
+                                               if shape else literal(0, xdt)))
+            idt = self.out.aval.dtype
+            w.emit(f"{self.name} = " + (f"np.zeros({shape}, dtype={np_dtype(idt)})"
+                                          if shape else literal(0, idt)))
+            return
+        init = literal(self.identity(), self.acc_dtype)
+        w.emit(f"{self.name}_acc = " + (f"np.full({shape}, {init}, dtype={np_dtype(self.acc_dtype)})"
+                                          if shape else init))
+
+    def update(self, x: str) -> None:
+        w, acc = self.w, self.ref(f"{self.name}_acc")
+        if self.axis is not None:
+            best = self.ref(f"{self.name}_best")
+            better = w._helper("_arg_better_" + self.kind[3:])
+            w.emit(f"if {self.axis} == 0 or {better}({x}, {best}):")
+            w.emit(f"    {best} = {x}")
+            w.emit(f"    {self.ref(self.name)} = {cast(self.out.aval.dtype, self.axis)}")
+            return
+        kind, dk = self.kind, _kind(self.acc_dtype)
+        if kind in ("sum", "prod"):
+            w.emit(f"{acc} {'+' if kind == 'sum' else '*'}= {x}")
+            return
+        if kind in ("max", "min"):
+            ctx = _Ctx(self.eqn, w.helpers)
+            ctx.out_dtype = self.acc_dtype
+            new = _minmax(kind == "max")(ctx, acc, x)
+        else:
+            op = {"and": "&", "or": "|", "xor": "^"}[kind]
+            new = f"{acc} {op} {x}" if dk == "b" else cast(self.acc_dtype, f"{acc} {op} {x}")
+        w.emit(f"{acc} = {new}")
+
+    def finish(self) -> None:
+        if self.axis is not None:
+            return
+        w, dtype = self.w, self.out.aval.dtype
+        acc = f"{self.name}_acc"
+        if self.acc_dtype == dtype:
+            w.emit(f"{self.name} = {acc}")
+        elif self.out.aval.shape:
+            w.emit(f"{self.name} = {acc}.astype({np_dtype(dtype)})")
+        else:
+            w.emit(f"{self.name} = {cast(dtype, acc)}")
+
+
+def kernel_outputs(jaxpr) -> list:
+    """The jaxpr outputs the kernel computes (not inputs, constants or literals), once each."""
+    given = set(jaxpr.constvars) | set(jaxpr.invars)
+    outs: list = []
+    for v in jaxpr.outvars:
+        if isinstance(v, Var) and v not in given and v not in outs:
+            outs.append(v)
+    return outs
+
+
+_DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy")'
+
+
+def _entry_name(name: str) -> str:
+    return "jit_" + (re.sub(r"\W+", "_", name).strip("_") or "fun")
+
+
+def generate_source(plan: fusion.KernelPlan, name: str) -> str:
+    """The kernel module for ``plan``: imports, the helpers it uses, the entry function."""
+    fn_name = _entry_name(name)
+    writer = _KernelWriter(plan, fn_name)
+    body = writer.write()
+    jaxpr_text = "\n".join("    " + line for line in str(plan.closed_jaxpr).splitlines())
+    plan_text = "\n".join("    " + line for line in str(plan).splitlines())
+    parts = [
+        f'"""Kernel for jit({name}), generated by minijax.backends.numba_cpu.\n\n'
+        f"The jaxpr:\n\n{jaxpr_text}\n\nThe plan:\n\n{plan_text}\n\"\"\"",
+        "import math\n\nimport numpy as np\nfrom numba import njit",
+    ]
+    parts += [f"{_DECORATOR}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
+    parts.append(f"{_DECORATOR}\n{body}")
+    return "\n\n\n".join(parts) + "\n"
