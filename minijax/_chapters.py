@@ -111,6 +111,12 @@ MODULES = {
     "minijax.backends.numba_scalar": 9,
     "minijax.backends.numba_calls": 9,
     "minijax.backends.numba_writer": 9,
+    "minijax.backends.numba_math": 9,
+    "minijax.backends.numba_control_flow": 9,
+    "minijax.backends.numba_indexing": 9,
+    "minijax.backends.numba_linalg": 9,
+    "minijax.backends.numba_scalar_more": 9,
+    # chapter 11 (the runtime helper adds its modules here)
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,

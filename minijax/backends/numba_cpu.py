@@ -48,6 +48,9 @@ import numpy as np
 from minijax.array import Array
 from minijax.backends.interpreter import (InterpreterExecutable, InterpreterLowering,
                                           as_output_array)
+# Importing these registers their rules into SCALAR_RULES / CALL_LOWERINGS / HELPERS.
+from minijax.backends import (numba_control_flow, numba_indexing, numba_linalg,  # noqa: F401
+                              numba_math, numba_scalar_more)
 from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_plan
 from minijax.backends.numba_scalar import SCALAR_RULES
 from minijax.backends.numba_writer import _entry_name, generate_source, kernel_outputs

@@ -1,0 +1,1 @@
+"""Chapter 09 — placeholder (being written)."""
