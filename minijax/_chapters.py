@@ -117,6 +117,11 @@ MODULES = {
     "minijax.backends.numba_linalg": 9,
     "minijax.backends.numba_scalar_more": 9,
     # chapter 11 (the runtime helper adds its modules here)
+    "minijax.runtime": 11,
+    "minijax.runtime.futures": 11,
+    "minijax.runtime.streams": 11,
+    "minijax.runtime.executor": 11,
+    "minijax.profiler": 11,
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,

@@ -5,7 +5,9 @@ type), known the moment the array is created, and a :class:`Buffer` holding
 the numbers. Everything that only needs the shape (``.shape``, ``.dtype``,
 ``.ndim``) reads the aval; everything that needs numbers (``repr``,
 ``np.asarray``, ``float()``) asks the buffer. Keeping the two apart is what
-lets chapter 11 make the buffer a future without touching this class.
+lets chapter 11 make the buffer a future without touching this class: there,
+the aval is known at once and the numbers wait (``_value`` is the one place
+that waits; ``is_ready()`` never does).
 
 Arithmetic operators and NumPy-style methods (``x + y``, ``x.sum()``,
 ``x[1:]``, ``x.at[0].set(1)``) are installed on this class by
@@ -67,7 +69,11 @@ class Array(HasAval):
         return self._live_buffer().is_ready()
 
     def copy_to_host_async(self) -> None:
-        """Start copying the value to the host (it already is, on the CPU)."""
+        """Start copying the value to the host.
+
+        On the CPU a device's memory *is* host memory, so there is nothing to
+        start: reading the value still waits until it has been computed.
+        """
 
     def delete(self) -> None:
         """Free the buffer; any later use of the array raises ``RuntimeError``."""

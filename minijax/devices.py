@@ -4,6 +4,11 @@ In chapter 00 there is one device, the host CPU, and a buffer is a NumPy
 array that is already there. The class exists now so that an ``Array`` can
 answer ``.device`` and ``.devices()`` as JAX's does; chapter 10 adds CUDA
 devices and chapter 11 gives each device a queue.
+
+Chapter 11 can also split the CPU into several *virtual* devices (as XLA's
+``--xla_force_host_platform_device_count`` does). The list of devices is
+therefore made on first use: :func:`set_cpu_device_count_hook` tells this
+module how many to make, and once anyone has asked for the list it is fixed.
 """
 from __future__ import annotations
 
@@ -38,7 +43,30 @@ class CpuDevice(Device):
     device_kind = "cpu"
 
 
-_cpu_devices: list[Device] = [CpuDevice(0)]
+_cpu_devices: list[Device] = [CpuDevice(0)]  # device 0 always exists
+_initialized = False
+_cpu_device_count_hook = None  # chapter 11: () -> how many CPU devices to make
+
+
+def set_cpu_device_count_hook(hook) -> None:
+    """Chapter 11: ``hook()`` gives the number of CPU devices, read on first use."""
+    global _cpu_device_count_hook
+    _cpu_device_count_hook = hook
+
+
+def devices_initialized() -> bool:
+    """Has the device list been made (so the device count can no longer change)?"""
+    return _initialized
+
+
+def _all_cpu_devices() -> list[Device]:
+    """The CPU devices, made on the first call (device 0 is there from the start)."""
+    global _initialized
+    if not _initialized:
+        n = _cpu_device_count_hook() if _cpu_device_count_hook else 1
+        _cpu_devices.extend(CpuDevice(i) for i in range(len(_cpu_devices), n))
+        _initialized = True
+    return _cpu_devices
 
 
 def default_device() -> Device:
@@ -64,13 +92,13 @@ def _check_backend(backend) -> None:
 def devices(backend=None) -> list[Device]:
     """All devices of ``backend`` (the default backend if None): ``[CpuDevice(id=0)]``."""
     _check_backend(backend)
-    return list(_cpu_devices)
+    return list(_all_cpu_devices())
 
 
 def local_devices(process_index=None, backend=None, host_id=None) -> list[Device]:
     """The devices attached to this process (all of them: there is one process)."""
     _check_backend(backend)
-    return list(_cpu_devices)
+    return list(_all_cpu_devices())
 
 
 def device_count(backend=None) -> int:
@@ -113,11 +141,32 @@ def _map_leaves(f, x):
     return f(x)
 
 
+#: Chapter 11: ``hook(source, weak_type, device)`` returns the ``Array`` on
+#: ``device`` (its buffer a future filled by the device's queue), where
+#: ``source`` is an ``Array`` or a NumPy array. ``None``: copy right now.
+_transfer_hook = None
+
+
+def set_transfer_hook(hook) -> None:
+    global _transfer_hook
+    _transfer_hook = hook
+
+
+def _transfer(source, weak: bool, device):
+    """``source`` (an ``Array`` or a NumPy array) as a new ``Array`` on ``device``."""
+    from minijax import array  # same chapter; imported late (array imports us)
+    if _transfer_hook is not None:
+        return _transfer_hook(source, weak, device)
+    value = source._value if isinstance(source, array.Array) else source
+    return array.array_from_numpy(value, weak, device)
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put every leaf of ``x`` on ``device`` as an ``Array``.
 
     Dtypes are canonicalized (float64 -> float32) and Python scalars become
     weakly typed arrays, as with ``jnp.asarray``. Tracers pass through.
+    With chapter 11's runtime the copy is queued and the result is a future.
     """
     from minijax import array, dispatch  # same chapter; imported late (array imports us)
     from minijax.abstract_arrays import HasAval
@@ -126,7 +175,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if isinstance(leaf, array.Array):
             if device is None or device == leaf.device:
                 return leaf
-            return array.array_from_numpy(leaf._value, leaf.aval.weak_type, device)
+            return _transfer(leaf, leaf.aval.weak_type, device)
         if isinstance(leaf, HasAval):  # a tracer: nothing to move
             return leaf
         if isinstance(leaf, str):
@@ -135,7 +184,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if not weak and type(leaf) is not bool and not hasattr(leaf, "dtype"):
             raise TypeError(f"Cannot interpret value of type {type(leaf)} as an abstract "
                             "array; it does not have a dtype attribute")
-        return array.array_from_numpy(dispatch.to_numpy(leaf), weak, device)
+        return _transfer(dispatch.to_numpy(leaf), weak, device)
     return _map_leaves(put, x)
 
 

@@ -34,8 +34,8 @@ def to_numpy(x) -> np.ndarray:
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
 
 
-def wrap_output(value, aval: ShapedArray, device=None) -> Array:
-    """Wrap an impl rule's result in an ``Array`` of the expected type."""
+def output_value(value, aval: ShapedArray) -> np.ndarray:
+    """An impl rule's result as a NumPy array of type ``aval`` (checked)."""
     if type(value) is not np.ndarray:
         value = np.asarray(value)
     if value.dtype != aval.dtype:
@@ -43,7 +43,12 @@ def wrap_output(value, aval: ShapedArray, device=None) -> Array:
     if value.shape != aval.shape:
         raise AssertionError(
             f"impl rule returned shape {value.shape}, abstract eval said {aval.shape}")
-    return Array(aval, Buffer(value, device))
+    return value
+
+
+def wrap_output(value, aval: ShapedArray, device=None) -> Array:
+    """Wrap an impl rule's result in an ``Array`` of the expected type."""
+    return Array(aval, Buffer(output_value(value, aval), device))
 
 
 # Abstract evaluation of a small array costs more than the NumPy computation
@@ -72,15 +77,40 @@ def abstract_eval(prim, avals_in, params):
     return out
 
 
+#: Chapter 11 installs its executor here: ``executor(prim, args, params,
+#: avals_out)`` returns the output Array(s), whose buffers are futures that a
+#: device queue fills later, or ``None`` to have the primitive run right now.
+_executor = None
+
+
+def set_executor(executor) -> None:
+    """Install (or, with ``None``, remove) the executor of eager primitives."""
+    global _executor
+    _executor = executor
+
+
 def apply_primitive(prim, args, params):
-    """Evaluate ``prim`` on concrete ``args`` now and return Array(s)."""
+    """Evaluate ``prim`` on concrete ``args`` and return Array(s).
+
+    The output types come from abstract evaluation, at once; the numbers come
+    from the impl rule, now (or, with chapter 11's executor, on a device queue).
+    """
     # ``type(x) is Array`` is the common case; skip get_aval's general checks.
     avals_in = [x.aval if type(x) is Array else get_aval(x) for x in args]
     avals_out = abstract_eval(prim, avals_in, params)
+    if _executor is not None:
+        out = _executor(prim, args, params, avals_out)
+        if out is not None:
+            return out
+    return run_impl(prim, args, params, avals_out)
+
+
+def run_impl(prim, args, params, avals_out, device=None):
+    """Run ``prim``'s impl rule on the values of ``args`` now: Array(s) of ``avals_out``."""
     outs = impl_rules[prim](*(to_numpy(x) for x in args), **params)
     if prim.multiple_results:
-        return [wrap_output(o, a) for o, a in zip(outs, avals_out)]
-    return wrap_output(outs, avals_out)
+        return [wrap_output(o, a, device) for o, a in zip(outs, avals_out)]
+    return wrap_output(outs, avals_out, device)
 
 
 set_bind_dispatcher(apply_primitive)

@@ -44,7 +44,7 @@ from minijax import tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
 from minijax.backends import interpreter as _interpreter  # (the default backend)
-from minijax.backends.registry import get_backend
+from minijax.backends.registry import execute, get_backend
 from minijax.config import check_tracer_leaks as _check_tracer_leaks
 from minijax.config import disable_jit as _disable_jit
 from minijax.core import Tracer, eval_trace, find_cur_trace, get_aval, set_current_trace
@@ -155,7 +155,7 @@ def get_executable(closed_jaxpr: ClosedJaxpr, name: str, backend, in_shardings=(
 
 def _jit_impl(*args, jaxpr, name, in_shardings, **_):
     """Evaluating a ``jit`` equation: compile its jaxpr (once) and run it."""
-    outs = get_executable(jaxpr, name, get_backend(), in_shardings)(*args)
+    outs = execute(get_executable(jaxpr, name, get_backend(), in_shardings), args)
     return [to_numpy(o) for o in outs]
 
 
@@ -686,7 +686,7 @@ class JitWrapped:
         params = result.params
         executable = get_executable(result.closed_jaxpr, params["name"], self._backend(),
                                     params["in_shardings"])
-        outs = executable(*flat)
+        outs = execute(executable, flat, self._info.device)
         if any(params["donated_invars"]):
             _delete_donated(flat, params["donated_invars"], outs)
         return outs

@@ -226,8 +226,12 @@ class Compiled(_BackendStage):
     def _executable(self):
         return self._program
 
-    def as_text(self) -> str | None:
+    def as_text(self, *, assembly: bool = False) -> str | None:
+        """The compiled program's text: for Numba the optimized LLVM IR, or with
+        ``assembly=True`` the machine code (JAX prints XLA's optimized HLO)."""
         try:
+            if assembly:
+                return self._executable.as_text(assembly=True)
             return self._executable.as_text()
         except NotImplementedError:
             return None

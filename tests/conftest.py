@@ -27,3 +27,51 @@ try:
     settings.load_profile("minijax")
 except ImportError:  # pragma: no cover
     pass
+
+
+# --- one suite, every backend --------------------------------------------------------
+# As MiniTorch runs one test suite on every backend, each test module of
+# chapters 00-08 and 13 that uses ``jit`` runs twice: once with chapter 09's
+# Numba backend ("cpu", the default) and once with chapter 06's interpreter.
+# The test ids end in ``[cpu]`` / ``[interpreter]``; ``-k interpreter`` picks one.
+JIT_BACKENDS = ("cpu", "interpreter")
+_BACKEND_CHAPTERS = {f"{n:02d}" for n in range(9)} | {"13"}
+
+
+def _runs_jitted_code(module) -> bool:
+    m = _CHAPTER_DIR.search(str(getattr(module, "__file__", "")))
+    if not m or m.group(1) not in _BACKEND_CHAPTERS:
+        return False
+    with open(module.__file__) as f:
+        return "jit" in f.read()
+
+
+def pytest_generate_tests(metafunc):
+    if not _runs_jitted_code(metafunc.module):
+        return
+    if "jit_backend" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("jit_backend")
+    metafunc.parametrize("jit_backend", JIT_BACKENDS)
+
+
+@pytest.fixture(autouse=True)
+def _use_jit_backend(request):
+    """Make the test's ``jit_backend`` parameter (if any) the default backend of ``jit``."""
+    callspec = getattr(request.node, "callspec", None)
+    backend = callspec.params.get("jit_backend") if callspec else None
+    if backend is None:
+        yield None
+        return
+    from minijax.backends.registry import default_backend_option
+    with default_backend_option(backend):
+        yield backend
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _compile_cache_dir(tmp_path_factory):
+    """One temporary compile cache for the session, so the user's cache stays clean."""
+    import minijax
+    path = tmp_path_factory.getbasetemp() / "minijax-cache"
+    minijax.config.update("minijax_cache_dir", str(path))
+    yield path
+    minijax.config.update("minijax_cache_dir", None)

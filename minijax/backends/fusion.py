@@ -24,8 +24,12 @@ data dependence:
 
 A primitive the backend cannot lower makes the plan *unsupported*
 (``plan.unsupported`` names the culprits); the backend then runs the jaxpr
-with the interpreter instead, so nothing breaks. Nested ``jit`` equations are
-inlined first (as XLA does).
+with the interpreter instead, so nothing breaks. Nested calls (``jit``,
+``checkpoint``, custom derivatives) are inlined first, as XLA does. Control
+flow (``cond``, ``while``, ``scan``) stays one :class:`Call` step whose
+nested jaxprs get plans of their own (:func:`sub_plan`): the backend writes
+them as native branches and loops, fused inside as well. Constants of nested
+jaxprs become constants of the kernel (:func:`hoist_consts`).
 
 The grouping rule is greedy and simple: walking the equations in order, an
 elementwise equation joins the *open* group of its output shape; reading a
@@ -42,10 +46,11 @@ import numpy as np
 
 from minijax.backends.interpreter import jaxpr_cost_analysis
 from minijax.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprPpContext, JaxprPpSettings,
-                           Literal, Var, _dropvars, pp_eqn)
+                           Literal, Var, _dropvars, pp_eqn, pp_jaxpr)
 
 __all__ = ["ELEMENTWISE", "REDUCTIONS", "LoopNest", "Dot", "Call", "KernelPlan",
-           "make_plan", "inline_calls", "eqn_text"]
+           "make_plan", "sub_plan", "inline_calls", "hoist_consts", "map_subjaxprs",
+           "eqn_subjaxprs", "eqn_text", "eqn_header"]
 
 #: Primitives computed element by element: each output element depends only
 #: on the input elements at the same index (or, for ``broadcast_in_dim``, at a
@@ -67,23 +72,65 @@ REDUCTIONS = frozenset("""
     argmax argmin
     """.split())
 
-#: Call primitives whose body is inlined into the caller's plan.
-INLINE_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
+#: Call primitives whose body is inlined into the caller's plan: ``jit`` and
+#: friends, ``checkpoint`` (its rematerialization only matters to ``grad``),
+#: custom derivatives (the primal function is what runs), and ``name``
+#: (``checkpoint_name``, an identity).
+INLINE_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "remat2",
+                          "custom_jvp_call", "custom_vjp_call", "name"})
 
 
-# =============================================================================
-# Inlining nested calls
-# =============================================================================
+def _call_body(eqn) -> ClosedJaxpr | None:
+    """The jaxpr an inlined call runs (``None`` for ``name``, an identity)."""
+    params = eqn.params
+    if eqn.primitive.name == "name":
+        return None
+    if "call_jaxpr" in params:  # custom_jvp_call / custom_vjp_call
+        return params["call_jaxpr"]
+    body = params["jaxpr"]
+    return body if isinstance(body, ClosedJaxpr) else ClosedJaxpr(body, [])
+
+
+def map_subjaxprs(eqn, fn):
+    """``eqn`` with ``fn`` applied to each ClosedJaxpr among its params
+    (``cond``'s branches, ``scan``'s body...); ``eqn`` itself if none changed."""
+    def visit(val):
+        if isinstance(val, ClosedJaxpr):
+            return fn(val)
+        if isinstance(val, tuple) and any(isinstance(v, ClosedJaxpr) for v in val):
+            return tuple(visit(v) for v in val)
+        return val
+    params = {k: visit(v) for k, v in eqn.params.items()}
+    if all(params[k] is eqn.params[k] for k in params):
+        return eqn
+    return eqn.replace(params=params)
+
+
+def _closed_jaxprs_in(val) -> list:
+    return [v for v in (val if isinstance(val, tuple) else (val,)) if isinstance(v, ClosedJaxpr)]
+
+
+def eqn_subjaxprs(eqn):
+    """The ClosedJaxprs among ``eqn``'s params."""
+    for val in eqn.params.values():
+        yield from _closed_jaxprs_in(val)
+
+
+def closed_subjaxprs(jaxpr: Jaxpr):
+    """The ClosedJaxprs directly inside ``jaxpr``'s equations' params."""
+    for eqn in jaxpr.eqns:
+        yield from eqn_subjaxprs(eqn)
+
+
 def inline_calls(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
-    """The same program with every nested ``jit`` equation replaced by its body.
+    """The same program with every nested call (see :data:`INLINE_CALLS`)
+    replaced by its body, also inside the bodies of control flow.
 
     Inner variables get fresh ``Var`` s at each call site (a jaxpr called
     twice must not define the same variable twice); inner constants become
     constants of the result.
     """
     jaxpr = closed_jaxpr.jaxpr
-    if not any(e.primitive.name in INLINE_CALLS for e in jaxpr.eqns):
-        return closed_jaxpr
     constvars, consts = list(jaxpr.constvars), list(closed_jaxpr.consts)
     eqns: list = []
 
@@ -96,27 +143,49 @@ def inline_calls(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
         env.update(zip(inner.invars, args))
         read = lambda a: a if isinstance(a, Literal) else env[a]  # noqa: E731
         for eqn in inner.eqns:
-            ins = [read(a) for a in eqn.invars]
-            if eqn.primitive.name in INLINE_CALLS:
-                sub = eqn.params["jaxpr"]
-                env.update(zip(eqn.outvars, inline(sub.jaxpr, sub.consts, ins)))
-            else:
-                outs = [v if isinstance(v, DropVar) else Var(v.aval) for v in eqn.outvars]
-                env.update(zip(eqn.outvars, outs))
-                eqns.append(eqn.replace(invars=ins, outvars=outs))
+            outs = [v if isinstance(v, DropVar) else Var(v.aval) for v in eqn.outvars]
+            env.update(zip(eqn.outvars, visit(eqn, [read(a) for a in eqn.invars], outs)))
         return [read(a) for a in inner.outvars]
+
+    def visit(eqn, ins, outs):
+        """Append ``eqn`` (or its inlined body) reading ``ins``; return its results."""
+        if eqn.primitive.name not in INLINE_CALLS:
+            eqns.append(map_subjaxprs(eqn, inline_calls).replace(invars=ins, outvars=outs))
+            return outs
+        body = _call_body(eqn)
+        return ins if body is None else inline(body.jaxpr, body.consts, ins)
 
     top = {}
     for eqn in jaxpr.eqns:
         ins = [a if isinstance(a, Literal) else top.get(a, a) for a in eqn.invars]
-        if eqn.primitive.name in INLINE_CALLS:
-            sub = eqn.params["jaxpr"]
-            results = inline(sub.jaxpr, sub.consts, ins)
-            top.update(zip(eqn.outvars, results))
-        else:
-            eqns.append(eqn.replace(invars=ins))
+        top.update(zip(eqn.outvars, visit(eqn, ins, list(eqn.outvars))))
     outvars = [a if isinstance(a, Literal) else top.get(a, a) for a in jaxpr.outvars]
     return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns), consts)
+
+
+def hoist_consts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """Make the constants of every nested jaxpr constants of the top level too.
+
+    A kernel gets its constants as arguments of its one entry function, and a
+    nested body is written *inside* that function: its constant variables are
+    the same ``Var`` s, now bound once, at the top.
+    """
+    constvars, consts = list(closed_jaxpr.jaxpr.constvars), list(closed_jaxpr.consts)
+    seen = set(constvars)
+
+    def collect(jaxpr: Jaxpr) -> None:
+        for sub in closed_subjaxprs(jaxpr):
+            for v, c in zip(sub.jaxpr.constvars, sub.consts):
+                if v not in seen:
+                    seen.add(v)
+                    constvars.append(v)
+                    consts.append(c)
+            collect(sub.jaxpr)
+
+    collect(closed_jaxpr.jaxpr)
+    if len(constvars) == len(closed_jaxpr.jaxpr.constvars):
+        return closed_jaxpr
+    return ClosedJaxpr(closed_jaxpr.jaxpr.replace(constvars=constvars), consts)
 
 
 # =============================================================================
@@ -125,6 +194,12 @@ def inline_calls(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
 def eqn_text(eqn, names: JaxprPpContext) -> str:
     """One equation as the jaxpr printer writes it, on one line."""
     return " ".join(pp_eqn(eqn, names, JaxprPpSettings()).format(width=10**6).split())
+
+
+def eqn_header(eqn, names: JaxprPpContext) -> str:
+    """:func:`eqn_text` without the nested jaxprs (a loop's body, ``cond``'s branches)."""
+    params = {k: v for k, v in eqn.params.items() if not _closed_jaxprs_in(v)}
+    return eqn_text(eqn.replace(params=params), names)
 
 
 @dataclass
@@ -168,7 +243,16 @@ class Call:
     eqn: object
 
     def describe(self, names) -> list[str]:
-        return [f"call {self.eqn.primitive.name}", "    " + eqn_text(self.eqn, names)]
+        """The equation, then the plan of each nested jaxpr (a loop body, a branch)."""
+        lines = [f"call {self.eqn.primitive.name}", "    " + eqn_header(self.eqn, names)]
+        for key, val in self.eqn.params.items():
+            subs = _closed_jaxprs_in(val)
+            for k, sub in enumerate(subs):
+                lines.append(f"    {key}{f'[{k}]' if isinstance(val, tuple) else ''}:")
+                for step in _group(sub.jaxpr):
+                    first, *rest = step.describe(names)
+                    lines += ["        " + first, *("        " + line for line in rest)]
+        return lines
 
 
 @dataclass
@@ -231,17 +315,10 @@ def _step_bytes(step) -> int:
 # Building the plan
 # =============================================================================
 def _names(jaxpr: Jaxpr) -> JaxprPpContext:
-    """Printer names, given in the printer's order (constvars, invars, equations)."""
+    """Printer names for every variable, nested jaxprs' included: printing the
+    jaxpr once names them in the printer's order (constvars, invars, equations)."""
     names = JaxprPpContext(_dropvars(jaxpr))
-    for v in [*jaxpr.constvars, *jaxpr.invars]:
-        names.var_names[v]
-    for eqn in jaxpr.eqns:
-        for v in eqn.invars:
-            if isinstance(v, Var):
-                names.var_names[v]
-        for v in eqn.outvars:
-            if not isinstance(v, DropVar):
-                names.var_names[v]
+    pp_jaxpr(jaxpr, names, JaxprPpSettings())
     return names
 
 
@@ -256,7 +333,7 @@ def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=froze
     (``dtype_ok``), and extended ones such as PRNG keys (``extended_ok``,
     given the dtype and the equations that read or write a value of it).
     """
-    closed_jaxpr = _dead_code_elimination(inline_calls(closed_jaxpr))
+    closed_jaxpr = hoist_consts(_dead_code_elimination(inline_calls(closed_jaxpr)))
     jaxpr = closed_jaxpr.jaxpr
     names = _names(jaxpr)
     unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok)
@@ -265,16 +342,23 @@ def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=froze
     return KernelPlan(closed_jaxpr, _group(jaxpr), [], names)
 
 
+def sub_plan(plan: KernelPlan, closed_jaxpr: ClosedJaxpr) -> KernelPlan:
+    """The plan of a jaxpr nested in ``plan``'s (a loop body, a branch): its own
+    steps, fused the same way, and the names of the enclosing plan."""
+    return KernelPlan(closed_jaxpr, _group(closed_jaxpr.jaxpr), [], plan.names)
+
+
 def _dead_code_elimination(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop equations none of whose results is used (every primitive here is pure)."""
+    """Drop equations none of whose results is used (every primitive here is pure),
+    also inside nested jaxprs (whose inputs and outputs stay as they are)."""
     jaxpr = closed_jaxpr.jaxpr
     live = {v for v in jaxpr.outvars if isinstance(v, Var)}
     kept = []
     for eqn in reversed(jaxpr.eqns):
         if eqn.effects or any(v in live for v in eqn.outvars):
-            kept.append(eqn)
+            kept.append(map_subjaxprs(eqn, _dead_code_elimination))
             live.update(v for v in eqn.invars if isinstance(v, Var))
-    if len(kept) == len(jaxpr.eqns):
+    if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept[::-1], jaxpr.eqns)):
         return closed_jaxpr
     return ClosedJaxpr(jaxpr.replace(eqns=kept[::-1]), closed_jaxpr.consts)
 
@@ -290,6 +374,9 @@ def _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok) -> list[
                  or (dot and name == "dot_general"))
         if not known and name not in bad:
             bad.append(name)
+        for sub in eqn_subjaxprs(eqn) if known else ():  # a loop body, a branch...
+            bad += [b for b in _unsupported(sub.jaxpr, elementwise, calls, dot, dtype_ok,
+                                            extended_ok) if b not in bad]
         for v in [*eqn.invars, *eqn.outvars]:
             users.setdefault(v.aval.dtype, []).append(eqn)
     for dtype in sorted(users, key=str):

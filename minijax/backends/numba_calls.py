@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from minijax.backends import fusion
-from minijax.backends.numba_scalar import (SCALAR_RULES, _binop, _Ctx, _minmax, cast,
-                                           np_dtype)
-from minijax.jaxpr import Var
+from minijax.backends.numba_scalar import (HELPERS, SCALAR_RULES, _binop, _Ctx, _minmax,
+                                           cast, literal, np_dtype)
+from minijax.jaxpr import Literal, Var
 
 __all__ = ["CALL_LOWERINGS", "make_plan"]
 
@@ -25,14 +25,49 @@ __all__ = ["CALL_LOWERINGS", "make_plan"]
 def _reshape(w, eqn, x):
     if eqn.params.get("dimensions") is not None:
         raise NotImplementedError("reshape with dimensions")
-    return w.reshape_code(x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
+    return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
+
+
+def _reshape_code(w, x, aval, new_shape) -> str:
+    """A reshape; keys keep the trailing axis of their data (see :func:`_key_ok`)."""
+    if _is_threefry_key(aval.dtype):
+        return f"np.ascontiguousarray({x}).reshape({tuple(new_shape) + (2,)})"
+    return w.reshape_code(x, aval, new_shape)
+
+
+def copy_loops(w, prefix: str, shape, dst, src) -> None:
+    """Emit loops over ``shape`` copying ``src(idx)`` to ``dst(idx)`` element by element.
+
+    ``dst`` and ``src`` map the list of loop variables to an element's code.
+    Element loops compile much faster in Numba than assigning an array to a
+    slice (``out[a:b] = x``) or ``x.transpose(perm)``, and run as fast.
+    """
+    idx = [f"{prefix}{d}" for d in range(len(shape))]
+    for d, n in enumerate(shape):
+        w.emit(f"for {idx[d]} in range({n}):")
+        w.depth += 1
+    w.emit(f"{dst(idx)} = {src(idx)}")
+    w.depth -= len(shape)
+
+
+def _data(aval) -> tuple[tuple, str]:
+    """The shape and dtype of a value inside a kernel (keys: their uint32 key data)."""
+    if _is_threefry_key(aval.dtype):
+        return tuple(aval.shape) + (2,), "np.uint32"
+    return tuple(aval.shape), np_dtype(aval.dtype)
 
 
 def _transpose(w, eqn, x):
     perm = tuple(eqn.params["permutation"])
     if perm == tuple(range(len(perm))):
         return x
-    return f"np.ascontiguousarray({x}.transpose({perm}))"
+    perm += (len(perm),) if _is_threefry_key(eqn.invars[0].aval.dtype) else ()
+    name = w.var(eqn.outvars[0])
+    shape, dtype = _data(eqn.outvars[0].aval)
+    w.emit(f"{name} = np.empty({shape}, dtype={dtype})", w.text(eqn))
+    copy_loops(w, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]",
+               lambda i: f"{x}[{', '.join(i[perm.index(d)] for d in range(len(perm)))}]")
+    return None
 
 
 def _slice(w, eqn, x):
@@ -51,7 +86,7 @@ def _rev(w, eqn, x):
 #: primitive name -> lowering(writer, eqn, *operand names) -> expression of the result.
 CALL_LOWERINGS = {
     "reshape": _reshape,
-    "squeeze": lambda w, eqn, x: w.reshape_code(x, eqn.invars[0].aval, eqn.outvars[0].aval.shape),
+    "squeeze": lambda w, eqn, x: _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape),
     "transpose": _transpose,
     "slice": _slice,
     "rev": _rev,
@@ -79,17 +114,20 @@ def _pad(w, eqn, x, padding_value):
     name = w.var(eqn.outvars[0])
     w.emit(f"{name} = np.full({tuple(out.shape)}, {padding_value}, "
            f"dtype={np_dtype(out.dtype)})", w.text(eqn))
-    src, dst = [], []
+    first, counts, dst = [], [], []
     for (lo, _, interior), d, n in zip(eqn.params["padding_config"],
                                        eqn.invars[0].aval.shape, out.shape):
         step = interior + 1  # element j of x lands at lo + j * step; keep 0 <= that < n
-        first = max(0, -(lo // step)) if lo < 0 else 0
+        start = max(0, -(lo // step)) if lo < 0 else 0
         last = min(d, (n - 1 - lo) // step + 1) if n - 1 - lo >= 0 else 0
-        if last <= first:
+        if last <= start:
             return None  # nothing of x survives
-        src.append(f"{first}:{last}")
-        dst.append(f"{lo + first * step}:{lo + (last - 1) * step + 1}:{step}")
-    w.emit(f"{name}[{', '.join(dst)}] = {x}[{', '.join(src)}]")
+        first.append(start)
+        counts.append(last - start)
+        dst.append((lo + start * step, step))
+    copy_loops(w, f"{name}_i", counts,
+               lambda i: f"{name}[{', '.join(f'{a} + {k} * {j}' for (a, k), j in zip(dst, i))}]",
+               lambda i: f"{x}[{', '.join(f'{a} + {j}' for a, j in zip(first, i))}]")
     return None
 
 
@@ -98,6 +136,8 @@ def _cumulative(kind: str):
     def lower(w, eqn, x):
         out = eqn.outvars[0]
         dtype, shape = out.aval.dtype, tuple(out.aval.shape)
+        if kind == "logsumexp" and dtype.kind != "f":
+            raise NotImplementedError(f"cumlogsumexp of {dtype}")
         axis, n = eqn.params["axis"], out.aval.shape[eqn.params["axis"]]
         name = w.var(out)
         w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(dtype)})", w.text(eqn))
@@ -115,13 +155,31 @@ def _cumulative(kind: str):
         w.emit(f"{name}[{at(first)}] = {acc}")
         w.emit(f"for {k} in range(1, {n}):")
         ctx = _Ctx(eqn, w.helpers)
-        combine = {"sum": _binop("+"), "prod": _binop("*"),
+        combine = {"sum": _binop("+"), "prod": _binop("*"), "logsumexp": _logaddexp,
                    "max": _minmax(True), "min": _minmax(False)}[kind]
         w.emit(f"    {acc} = {combine(ctx, acc, f'{x}[{at(pos)}]')}")
         w.emit(f"    {name}[{at(pos)}] = {acc}")
         w.depth -= len(shape) - 1
         return None
     return lower
+
+
+HELPERS["_logaddexp"] = '''
+def _logaddexp(x, y, ln2):
+    """log(exp(x) + exp(y)) without overflow, as NumPy's ``logaddexp``."""
+    if x == y:  # also two infinities of the same sign
+        return x + ln2
+    d = x - y
+    if d > 0:
+        return x + np.log1p(np.exp(-d))
+    if d <= 0:
+        return y + np.log1p(np.exp(d))
+    return d  # NaN
+'''
+
+
+def _logaddexp(ctx, x, y):
+    return f"{ctx.helper('_logaddexp')}({x}, {y}, {literal(np.log(2), ctx.out_dtype)})"
 
 
 def _clamped_starts(w, eqn, shape, sizes, starts) -> list[str]:
@@ -153,7 +211,10 @@ def _dynamic_update_slice(w, eqn, x, update, *starts):
         return update
     s = _clamped_starts(w, eqn, eqn.invars[0].aval.shape, sizes, starts)
     w.emit(f"{name} = {x}.copy()")
-    w.emit(f"{name}[{_window(s, sizes)}] = {update}")
+    shape, _ = _data(eqn.invars[1].aval)
+    copy_loops(w, f"{name}_i", shape,
+               lambda i: f"{name}[{', '.join([f'{a} + {j}' for a, j in zip(s, i)] + i[len(s):])}]",
+               lambda i: f"{update}[{', '.join(i)}]")
     return None
 
 
@@ -210,16 +271,58 @@ CALL_LOWERINGS.update({
     "bitcast_convert_type": _bitcast, "concatenate": _concatenate, "pad": _pad,
     "cumsum": _cumulative("sum"), "cumprod": _cumulative("prod"),
     "cummax": _cumulative("max"), "cummin": _cumulative("min"),
+    "cumlogsumexp": _cumulative("logsumexp"),
     "dynamic_slice": _dynamic_slice, "dynamic_update_slice": _dynamic_update_slice,
     "threefry2x32": _threefry2x32,
 })
 
 
-_SUPPORTED_KINDS = "biuf"  # bool, signed, unsigned, float (no complex, no float16)
+_SUPPORTED_KINDS = "biufc"  # bool, signed, unsigned, float, complex (not float16)
 
 
 def _dtype_ok(dtype) -> bool:
     return dtype.kind in _SUPPORTED_KINDS and not (dtype.kind == "f" and dtype.itemsize < 4)
+
+
+#: What may touch a complex value: Numba computes with complex numbers
+#: natively, but most scalar rules are written for real numbers (ordering,
+#: rounding, bits), so complex values go only where the rule is right for them.
+COMPLEX_OK = frozenset("""
+    add add_any sub mul div neg square exp log sqrt sin cos tan sinh cosh
+    tanh abs eq ne select_n copy stop_gradient real imag complex conj
+    broadcast_in_dim iota convert_element_type dot_general
+    reshape squeeze transpose slice rev concatenate dynamic_slice dynamic_update_slice
+    gather scatter scatter-add scatter-sub scatter-mul cumsum cumprod
+    split stack unstack tile cholesky eigh qr svd triangular_solve lu
+    """.split())
+
+
+def _complex_problem(eqn) -> str | None:
+    """Why ``eqn`` cannot be lowered with its complex operands (None if it can)."""
+    ins = [a.aval.dtype for a in eqn.invars]
+    outs = [v.aval.dtype for v in eqn.outvars]
+    if not any(isinstance(d, np.dtype) and d.kind == "c" for d in ins + outs):
+        return None
+    name = eqn.primitive.name
+    if name not in COMPLEX_OK:
+        return f"{name} on complex numbers"
+    if any(isinstance(a, Literal) and a.aval.dtype.kind == "c" for a in eqn.invars):
+        return "complex literals"
+    if name == "convert_element_type" and outs[0].kind != "c":
+        return "complex -> real conversion"
+    return None
+
+
+#: Threefry keys may flow through these: the key primitives, and data movement
+#: that leaves the trailing axis of 2 words alone.
+KEY_OK = frozenset("""
+    random_seed random_split random_fold_in random_bits random_wrap random_unwrap
+    reshape squeeze transpose slice rev concatenate dynamic_slice dynamic_update_slice
+    gather split unstack stack tile
+    """.split())
+
+#: Set by the backend once it turns key data returned by a kernel into typed keys.
+KERNEL_RETURNS_KEYS = False
 
 
 def _is_threefry_key(dtype) -> bool:
@@ -229,14 +332,26 @@ def _is_threefry_key(dtype) -> bool:
 
 
 def _key_ok(dtype, eqns) -> bool:
-    """Threefry keys, when they only come in as arguments and go to ``random_bits``:
-    the kernel gets their key data, a uint32 array with a trailing axis of 2."""
-    return _is_threefry_key(dtype) and all(
-        e.primitive.name == "random_bits" and e.outvars[0].aval.dtype != dtype for e in eqns)
+    """Threefry keys, as long as only :data:`KEY_OK` primitives touch them: the
+    kernel holds their key data, a uint32 array with a trailing axis of 2."""
+    return _is_threefry_key(dtype) and all(e.primitive.name in KEY_OK for e in eqns)
 
 
 def make_plan(closed_jaxpr) -> fusion.KernelPlan:
     """The fusion plan for what this backend can lower."""
-    return fusion.make_plan(closed_jaxpr, elementwise=frozenset(SCALAR_RULES) |
+    plan = fusion.make_plan(closed_jaxpr, elementwise=frozenset(SCALAR_RULES) |
                             {"broadcast_in_dim", "iota"}, calls=frozenset(CALL_LOWERINGS),
                             dtype_ok=_dtype_ok, extended_ok=_key_ok)
+    if not plan.supported:
+        return plan
+    jaxpr = plan.closed_jaxpr.jaxpr
+    problems = [p for e in jaxpr.eqns if (p := _complex_problem(e)) is not None]
+    given = set(jaxpr.invars) | set(jaxpr.constvars)
+    if not KERNEL_RETURNS_KEYS and any(
+            isinstance(v, Var) and v not in given and _is_threefry_key(v.aval.dtype)
+            for v in jaxpr.outvars):
+        problems.append("key-typed outputs")
+    if problems:
+        return fusion.KernelPlan(plan.closed_jaxpr, [], list(dict.fromkeys(problems)),
+                                 plan.names)
+    return plan

@@ -22,9 +22,10 @@ Semantics follow XLA, as chapter 00's impl rules do: float32 stays float32
 (every literal is written ``np.float32(...)``, since Numba would promote a
 bare ``2.0`` to float64), integer arithmetic wraps (results are cast back to
 their dtype: Numba computes integers in 64 bits), integer division
-truncates, max/min propagate NaN. Transcendental functions use float32 libm
-calls on float32 data (the interpreter computes them in float64, so results
-may differ in the last bit).
+truncates, max/min propagate NaN. Float32 transcendental functions are
+branch-free polynomial approximations (``numba_math``) that LLVM inlines and
+vectorizes, as XLA's are; they are within 1 ulp of the correctly rounded
+result (``erf_inv``: XLA's own algorithm).
 
 Threefry keys passed in as arguments are handed to the kernel as their key
 data, so ``random.bits`` / ``uniform`` / ``normal`` compile to one loop.
@@ -286,16 +287,17 @@ class NumbaExecutable(Executable):
                 outs.append(as_output_array(k, aval))
         return outs
 
-    def as_text(self) -> str:
-        """The LLVM IR of the entry function (Numba's ``inspect_llvm``)."""
-        try:
-            ir = self.kernel.inspect_llvm(self.signature)
-        except Exception:  # loaded from the disk cache: compile a copy to show
+    def as_text(self, assembly: bool = False) -> str:
+        """The optimized LLVM IR of the entry function (Numba's ``inspect_llvm``),
+        or with ``assembly=True`` its machine code (``inspect_asm``)."""
+        kernel = self.kernel
+        if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
             import numba
-            fresh = numba.njit(nogil=True, error_model="numpy")(self.kernel.py_func)
-            fresh.compile(self.signature)
-            ir = fresh.inspect_llvm(self.signature)
-        return _entry_ir(ir, self.lowering.fn_name)
+            kernel = numba.njit(**kernel.targetoptions)(kernel.py_func)
+            kernel.compile(self.signature)
+        if assembly:
+            return kernel.inspect_asm(self.signature)
+        return _entry_ir(kernel.inspect_llvm(self.signature), self.lowering.fn_name)
 
     def cost_analysis(self) -> dict[str, float]:
         return self.lowering.plan.cost_analysis()
@@ -349,11 +351,10 @@ class NumbaCPUBackend(Backend):
             return InterpreterExecutable(lowering)
 
 
-#: Below the interpreter's 0 for now: ``jit(f, backend="cpu")`` opts in. Every jit
-#: test of chapters 06-08 and 13 passes with this backend as the default except
-#: three that pin the interpreter (its program text, its log line, its name);
-#: once they say ``backend="interpreter"``, set this to 1 to make Numba the default.
-PRIORITY = -1
+#: Above the interpreter's 0: Numba is the default backend of ``jit``.
+#: ``jit(f, backend="interpreter")`` or ``config.update("minijax_default_backend",
+#: "interpreter")`` picks the interpreter.
+PRIORITY = 1
 
 
 def _register() -> None:

@@ -15,6 +15,11 @@ truncates, max/min propagate NaN, shifts by the bit width or more give 0.
 Rules that need more than an expression request a *helper*: a small jitted
 function from :data:`HELPERS` (``_fmax``, ``_idiv``, ``_threefry2x32``...)
 that the kernel module then includes.
+
+The transcendental rules here (``np.exp``, ``np.tanh``...) call the C
+library, one element at a time; :mod:`minijax.backends.numba_math` replaces
+them for float32 (and adds ``erf_inv``) with branch-free polynomial helpers
+that LLVM can vectorize.
 """
 from __future__ import annotations
 
@@ -141,33 +146,6 @@ def _dot_loop(lhs, rhs, out):
 ''',
 }
 
-def _horner_lines(coeffs, w: str, p: str) -> list[str]:
-    """Horner's rule in float32, each step a multiply-add rounded once (an FMA)."""
-    c32 = [repr(float(np.float32(c))) for c in coeffs]
-    lines = [f"    {p} = np.float32({c32[0]})"]
-    lines += [f"    {p} = np.float32(np.float64({p}) * np.float64({w}) + {c})" for c in c32[1:]]
-    return lines
-
-
-def _erf_inv_helper() -> str:
-    from minijax.lax.elementwise import _ERF_INV_LARGE, _ERF_INV_SMALL
-    return "\n".join([
-        "",
-        "def _erf_inv32(x):",
-        '    """float32 erf_inv: two polynomials in w = -log(1 - x*x) (as the interpreter)."""',
-        "    if abs(x) > 1:",
-        "        return np.float32(np.nan)",
-        "    if abs(x) == 1:",
-        "        return np.float32(np.inf) if x > 0 else np.float32(-np.inf)",
-        "    w = np.float32(-np.log1p(np.float64(-x * x)))",
-        "    ws = np.float32(w - np.float32(2.5))",
-        *_horner_lines(_ERF_INV_SMALL, "ws", "small"),
-        "    wl = np.float32(np.sqrt(w) - np.float32(3))",
-        *_horner_lines(_ERF_INV_LARGE, "wl", "large"),
-        "    return np.float32((small if w < np.float32(5) else large) * x)",
-        ""])
-
-
 def _threefry_helper() -> str:
     """Threefry-2x32, its 20 rounds unrolled, every word kept in uint32.
 
@@ -202,7 +180,6 @@ def _popcount(u, one):
         n += 1
     return n
 ''',
-    "_erf_inv32": _erf_inv_helper(),
     "_threefry2x32": _threefry_helper(),
 })
 
@@ -386,15 +363,8 @@ def _population_count(c, x):
     return cast(c.out_dtype, f"{c.helper('_popcount')}({cast(u, x)}, {literal(1, u)})")
 
 
-# --- erf_inv: the float32 polynomial of the interpreter, FMAs in float64 -----------
-def _erf_inv(c, x):
-    if c.out_dtype != np.float32:
-        raise NotImplementedError("erf_inv on float64")
-    return f"{c.helper('_erf_inv32')}({x})"
-
-
 SCALAR_RULES.update({
     "shift_left": _shift("left"), "shift_right_logical": _shift("logical"),
     "shift_right_arithmetic": _shift("arithmetic"),
-    "population_count": _population_count, "erf_inv": _erf_inv,
+    "population_count": _population_count,
 })

@@ -5,6 +5,17 @@ into ONE Python module with ONE ``@njit(nogil=True)`` entry function: loops
 over static shapes, a local per jaxpr variable (named as the printed jaxpr
 names it), each line commented with the equation it comes from, and the
 helpers the scalar rules asked for.
+
+Control flow (``cond``, ``while``, ``scan``: see ``numba_control_flow``) is
+written *inline*: a nested jaxpr gets a plan of its own (:func:`fusion.sub_plan`,
+so loop bodies are fused too) whose steps are written inside a native ``if``,
+``while`` or ``for`` of the same function. The printer gives every variable,
+nested ones included, a distinct name, so the code reads like the jaxpr.
+
+A fused loop nest of at least :data:`PARALLEL_THRESHOLD` elements (with no
+reduction) runs its outer loop with ``prange``: the kernel is then compiled
+with ``parallel=True`` and Numba spreads that loop over threads. Smaller
+kernels stay serial: a parallel compile is about three times slower.
 """
 from __future__ import annotations
 
@@ -19,7 +30,10 @@ from minijax.backends.numba_scalar import (HELPERS, SCALAR_RULES, _Ctx, _kind, _
                                            cast, literal, np_dtype)
 from minijax.jaxpr import Literal, Var
 
-__all__ = ["generate_source", "kernel_outputs"]
+__all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD"]
+
+#: Fused loop nests with at least this many elements run their outer loop in parallel.
+PARALLEL_THRESHOLD = 2 ** 16
 
 
 _RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", "min",
@@ -35,6 +49,8 @@ class _KernelWriter:
         self.lines: list[str] = []
         self.helpers: set[str] = set()
         self.depth = 1
+        self.parallel = False  # set when a loop nest is written with prange
+        self._counter = 0
 
     # --- small utilities ------------------------------------------------------------
     def emit(self, code: str, comment: str | None = None) -> None:
@@ -64,6 +80,44 @@ class _KernelWriter:
     def text(self, eqn) -> str:
         return fusion.eqn_text(eqn, self.plan.names)
 
+    def fresh(self, prefix: str) -> str:
+        """A new local name (``it0``, ``it1``...): digits never occur in jaxpr names."""
+        self._counter += 1
+        return f"{prefix}{self._counter - 1}"
+
+    def assign(self, targets, exprs, *, one_type: bool = False) -> None:
+        """``t, u = v, w`` (all right-hand sides are read first), skipping ``_``
+        targets and ``x = x``.
+
+        ``one_type``: the targets are assigned in several places (a loop carry,
+        the outputs of ``if`` branches), so scalars are cast to their dtype:
+        Numba gives a variable ONE type, and would otherwise silently unify
+        int32 and int64 into int64, say. Arrays need no cast: Numba unifies a
+        read-only argument and a fresh array of the same dtype and rank.
+        """
+        pairs = []
+        for v, e in zip(targets, exprs):
+            name = self.var(v)
+            if name == "_" or name == e:
+                continue
+            typed = not one_type or v.aval.shape or e.startswith(np_dtype(v.aval.dtype) + "(")
+            pairs.append((name, e if typed else cast(v.aval.dtype, e)))
+        if pairs:
+            self.emit(", ".join(n for n, _ in pairs) + " = " + ", ".join(e for _, e in pairs))
+
+    def inline(self, closed_jaxpr, args=None) -> list[str]:
+        """Write the steps of a nested jaxpr here, at the current indentation.
+
+        ``args`` (expressions) are bound to its inputs first; by default they
+        are bound already. Its constants are arguments of the entry function
+        (see :func:`fusion.hoist_consts`). Returns the expressions of its outputs.
+        """
+        jaxpr = closed_jaxpr.jaxpr
+        if args is not None:
+            self.assign(jaxpr.invars, args)
+        self.write_steps(fusion.sub_plan(self.plan, closed_jaxpr).steps)
+        return [self.atom(v) for v in jaxpr.outvars]
+
     def reshape_code(self, x: str, aval, new_shape) -> str:
         if not aval.shape:
             return f"np.full({tuple(new_shape)}, {x})"
@@ -75,17 +129,20 @@ class _KernelWriter:
     def write(self) -> str:
         jaxpr = self.plan.closed_jaxpr.jaxpr
         params = ", ".join(self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars])
-        for step in self.plan.steps:
+        self.write_steps(self.plan.steps)
+        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
+        self.emit(f"return ({''.join(o + ', ' for o in outs)})")
+        header = f"def {self.fn_name}({params}):"
+        return "\n".join([header, *self.lines])
+
+    def write_steps(self, steps) -> None:
+        for step in steps:
             if isinstance(step, fusion.LoopNest):
                 self.loop_nest(step)
             elif isinstance(step, fusion.Dot):
                 self.dot(step.eqn)
             else:
                 self.call(step.eqn)
-        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
-        self.emit(f"return ({''.join(o + ', ' for o in outs)})")
-        header = f"def {self.fn_name}({params}):"
-        return "\n".join([header, *self.lines])
 
     def call(self, eqn) -> None:
         args = [self.atom(a) for a in eqn.invars]
@@ -150,8 +207,12 @@ class _KernelWriter:
         reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
         if reduce:
             reduce.init()
+        size = int(np.prod(shape, dtype=np.int64))
+        parallel = rank and reduce is None and size >= PARALLEL_THRESHOLD
+        self.parallel |= bool(parallel)
         for d in range(rank):
-            self.emit(f"for i{d} in range({shape[d]}):")
+            loop = "prange" if parallel and d == 0 else "range"
+            self.emit(f"for i{d} in {loop}({shape[d]}):")
             self.depth += 1
         local: dict = {}  # value -> its scalar name in the loop body
 
@@ -281,6 +342,7 @@ def kernel_outputs(jaxpr) -> list:
 
 
 _DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy")'
+_PARALLEL_DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy", parallel=True)'
 
 
 def _entry_name(name: str) -> str:
@@ -297,8 +359,9 @@ def generate_source(plan: fusion.KernelPlan, name: str) -> str:
     parts = [
         f'"""Kernel for jit({name}), generated by minijax.backends.numba_cpu.\n\n'
         f"The jaxpr:\n\n{jaxpr_text}\n\nThe plan:\n\n{plan_text}\n\"\"\"",
-        "import math\n\nimport numpy as np\nfrom numba import njit",
+        "import math\n\nimport numpy as np\nfrom numba import njit"
+        + (", prange" if writer.parallel else ""),
     ]
     parts += [f"{_DECORATOR}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
-    parts.append(f"{_DECORATOR}\n{body}")
+    parts.append(f"{_PARALLEL_DECORATOR if writer.parallel else _DECORATOR}\n{body}")
     return "\n\n\n".join(parts) + "\n"

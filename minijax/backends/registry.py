@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minijax.config import optional_string_state
 from minijax.jaxpr import ClosedJaxpr
 
 __all__ = ["Backend", "Lowering", "Executable", "register_backend", "unregister_backend",
-           "get_backend", "backends", "default_backend"]
+           "get_backend", "backends", "default_backend", "execute", "set_executor"]
 
 
 class Lowering:
@@ -95,6 +96,11 @@ class Backend:
         return f"<{type(self).__name__} {self.name!r} ({self.platform})>"
 
 
+default_backend_option = optional_string_state(
+    "minijax_default_backend", None,
+    "The backend jit uses when none is named: a backend name ('cpu' for Numba, "
+    "'interpreter'). Default: the registered backend with the highest priority.")
+
 #: name -> (priority, backend)
 _backends: dict[str, tuple[int, Any]] = {}
 _ranked: list[tuple[str, Backend]] = []  # by decreasing priority (the default first)
@@ -127,7 +133,9 @@ def get_backend(name: str | None = None) -> Backend:
     if not ranked:
         raise RuntimeError("no minijax backend is registered")
     if name is None:
-        return ranked[0][1]
+        name = default_backend_option.value
+        if name is None:
+            return ranked[0][1]
     if name in _backends:
         return _backends[name][1]
     for _, backend in ranked:
@@ -142,3 +150,26 @@ def get_backend(name: str | None = None) -> Backend:
 def default_backend() -> str:
     """The platform of the default backend (``"cpu"``), as ``jax.default_backend()``."""
     return get_backend().platform
+
+
+# --- running an executable: the hook of chapter 11 --------------------------------
+#: ``executor(executable, flat_args, device)`` -> list of output Arrays whose
+#: buffers are futures (chapter 11); ``None``: call the executable right here.
+_executor = None
+
+
+def set_executor(executor) -> None:
+    """Install (or, with ``None``, remove) the executor that runs executables."""
+    global _executor
+    _executor = executor
+
+
+def execute(executable: Executable, flat_args, device=None) -> list:
+    """Run ``executable`` on ``flat_args`` (on ``device``): the list of output Arrays.
+
+    ``jit`` calls this rather than ``executable(*flat_args)``, so that chapter
+    11 can put the call on a device's queue and return futures at once.
+    """
+    if _executor is None:
+        return executable(*flat_args)
+    return _executor(executable, flat_args, device)

@@ -1,21 +1,21 @@
-"""Chapter 09 tests: every test compiles into a temporary cache directory."""
+"""Chapter 09 tests: helpers to jit on the Numba backend and inspect the result.
+
+(The session-wide temporary compile cache is set up in ``tests/conftest.py``.)
+"""
 import pytest
 
 import minijax
 import minijax.backends.numba_cpu as numba_cpu
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path_factory, monkeypatch):
-    """One temporary compile cache for the session, so the user's cache stays clean."""
-    path = tmp_path_factory.getbasetemp() / "minijax-cache"
-    minijax.config.update("minijax_cache_dir", str(path))
-    yield path
-    minijax.config.update("minijax_cache_dir", None)
+@pytest.fixture
+def cache_dir(_compile_cache_dir):
+    """The session's temporary compile cache directory."""
+    return _compile_cache_dir
 
 
 def cpu_jit(f, **kw):
-    """``jit`` on the Numba backend (opt-in while the interpreter is the default)."""
+    """``jit`` on the Numba backend, named explicitly (JAX deprecates ``backend=``)."""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

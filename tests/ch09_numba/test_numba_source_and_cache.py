@@ -88,8 +88,15 @@ def _corrupt(directory, select) -> int:
     return count
 
 
-def test_a_corrupt_cache_entry_is_recompiled(tmp_path):
+def test_a_corrupt_cache_entry_is_recompiled(tmp_path, cache_dir):
     minijax.config.update("minijax_cache_dir", str(tmp_path))
+    try:
+        _corrupt_and_recompile(tmp_path)
+    finally:
+        minijax.config.update("minijax_cache_dir", str(cache_dir))
+
+
+def _corrupt_and_recompile(tmp_path):
     f = lambda x: jnp.tanh(x) * 3.0  # noqa: E731
     cpu_jit(f)(X)
     # first numba's cached machine code, then the generated module itself

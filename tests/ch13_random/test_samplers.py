@@ -125,11 +125,9 @@ def test_minval_above_maxval_as_jax():
     np.testing.assert_array_equal(random.randint(k, (3,), 5, 2), [5, 5, 5])
 
 
-def test_normal_of_a_million_is_fast():
-    import time
-    k = random.key(0)
-    random.normal(k, (10,))  # trace and cache the samplers
-    start = time.perf_counter()
-    x = random.normal(k, (10**6,))
-    assert time.perf_counter() - start < 1.0
-    assert x.shape == (10**6,)
+def test_normal_of_a_million():
+    """A large draw (its speed is measured in bench/bench_random.py, not here)."""
+    x = random.normal(random.key(0), (10**6,))
+    assert x.shape == (10**6,) and x.dtype == np.float32
+    v = np.asarray(x)
+    assert abs(v.mean()) < 5e-3 and abs(v.std() - 1) < 5e-3

@@ -1,0 +1,82 @@
+"""Workload 5: first-call latency of workloads 1, 2 and 4 in a fresh process (issue 7).
+
+The first call of a jitted function traces, lowers, compiles and runs. Each
+measurement runs in a new Python process (imports are not counted):
+
+- minijax, cold: an empty compile-cache directory, so Numba compiles;
+- minijax, warm: a second process on the same directory, so the kernel
+  module and Numba's machine code are loaded from disk;
+- JAX, cold: a fresh process (JAX's persistent cache is off by default).
+
+Targets (issue 7): cold at most 3x JAX's cold; warm at or below JAX's cold.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+from harness import import_jax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOADS = {"selu (w1)": "bench_w1_selu", "loop grad (w2)": "bench_w2_loop_grad",
+             "MLP step (w4)": "bench_w4_mlp_step"}
+
+CHILD = r"""
+import importlib, sys, time
+import numpy as np
+sys.path.insert(0, {here!r})
+lib = {lib!r}
+mod = importlib.import_module({module!r})
+if hasattr(mod, "inputs"):
+    args = mod.inputs()
+else:
+    args = (np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32),)
+if lib == "jax":
+    import jax
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+    args = [jax.device_put(a) for a in args]
+    jax.block_until_ready(args)
+    program = getattr(mod, "program", None) or getattr(mod, "selu")
+    t0 = time.perf_counter()
+    jax.block_until_ready(jax.jit(program(jnp))(*args))
+else:
+    import minijax
+    import minijax.numpy as jnp
+    args = [minijax.device_put(a) for a in args]
+    program = getattr(mod, "program", None) or getattr(mod, "selu")
+    t0 = time.perf_counter()
+    minijax.block_until_ready(minijax.jit(program(jnp))(*args))
+print(time.perf_counter() - t0)
+"""
+
+
+def first_call(lib: str, module: str, env: dict) -> float:
+    code = CHILD.format(here=HERE, lib=lib, module=module)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, **env}, timeout=600)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    have_jax = import_jax() is not None
+    results = {}
+    print("\nworkload 5: first call in a fresh process (seconds)")
+    print(f"  {'workload':16s}{'minijax cold':>14s}{'minijax warm':>14s}{'jax cold':>10s}"
+          f"{'cold/jax':>10s}{'warm/jax':>10s}")
+    for title, module in WORKLOADS.items():
+        with tempfile.TemporaryDirectory() as cache:
+            env = {"MINIJAX_CACHE_DIR": cache}
+            cold = first_call("minijax", module, env)
+            warm = first_call("minijax", module, env)
+        jax_cold = first_call("jax", module, {}) if have_jax else float("nan")
+        results[title] = (cold, warm, jax_cold)
+        print(f"  {title:16s}{cold:14.3f}{warm:14.3f}{jax_cold:10.3f}"
+              f"{cold / jax_cold:10.2f}{warm / jax_cold:10.2f}")
+    return results
+
+
+if __name__ == "__main__":
+    main()

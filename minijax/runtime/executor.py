@@ -1,0 +1,306 @@
+"""Chapter 11 — the executor: every dispatch returns at once, with futures.
+
+Three kinds of work reach a device, through three hooks of earlier chapters:
+
+=====================  ======================================  ========================
+work                   hook (chapter)                          what runs on the queue
+=====================  ======================================  ========================
+an eager primitive     ``dispatch.set_executor`` (00)          its NumPy impl rule
+a jitted call          ``registry.set_executor`` (06)          the compiled executable
+``device_put``         ``devices.set_transfer_hook`` (00)      a copy of the data
+=====================  ======================================  ========================
+
+Each does the same three things on the Python thread: (1) find the output
+types (the avals, known without running anything), (2) make one future
+buffer per output, all sharing one completion, (3) put a :class:`WorkItem`
+on the stream of the device, and return ``Array`` s at once.
+
+Which device? The one asked for (``jit(f, device=d)``, ``device_put(x, d)``),
+else the first input that lives on a device other than the default one
+(arrays put on a device keep their computations there), else the default.
+
+**Inline runs.** A queue round trip costs a few microseconds and a switch
+between threads; adding two 8-element arrays costs less than that. So when
+the device's queue is idle, every input is ready, and the work is known to
+be tiny, the executor runs it right away on the calling thread: nothing
+queued could be overtaken (the queue is empty), and the result is what the
+queue would have made, only sooner. Errors keep their rule: an inline run
+that fails stores its error in its outputs, raised where they are read.
+"Tiny" is: for an eager primitive, at most :data:`INLINE_MAX_ELEMENTS`
+elements in and out; for an executable, its fastest run so far took at most
+:data:`INLINE_MAX_SECONDS`. ``config.update('minijax_inline_dispatch',
+False)`` turns inline runs off (everything goes through the queues).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from minijax import dispatch, profiler
+from minijax.abstract_arrays import ShapedArray
+from minijax.array import Array
+from minijax.buffers import Buffer
+from minijax.devices import default_device
+from minijax.dtypes import canonicalize_dtype
+from minijax.primitives import impl_rules
+from minijax.runtime.futures import Completion, FutureBuffer, failed_error
+from minijax.runtime.streams import WorkItem, running, stream_for
+
+__all__ = ["dispatch_primitive", "execute_executable", "transfer", "INLINE_MAX_ELEMENTS",
+           "INLINE_MAX_SECONDS", "set_inline"]
+
+#: Eager primitives with at most this many input + output elements may run inline.
+INLINE_MAX_ELEMENTS = 1 << 14
+#: Executables whose fastest run so far took at most this long may run inline.
+INLINE_MAX_SECONDS = 50e-6
+
+_inline = True
+
+
+def set_inline(value: bool) -> None:
+    """Allow (or forbid) inline runs (the ``minijax_inline_dispatch`` option)."""
+    global _inline
+    _inline = bool(value)
+
+
+# =============================================================================
+# Helpers shared by the three kinds of work
+# =============================================================================
+def _device_of(args, device=None):
+    """Where to run: ``device`` if given, else where the inputs live (see module doc)."""
+    if device is not None:
+        return device
+    default = default_device()
+    for x in args:
+        if isinstance(x, Array) and x._buffer is not None:
+            if x._buffer.device is not default:  # devices are singletons
+                return x._buffer.device
+    return default
+
+
+def _tiny_and_ready(args, out_avals) -> bool:
+    """May an eager primitive run inline: every input ready, few elements in and out?"""
+    n = 0
+    for a in out_avals:
+        n += math.prod(a.shape)
+    for x in args:
+        if isinstance(x, Array):
+            buf = x._buffer
+            if buf is None or not buf.is_ready():
+                return False
+            n += math.prod(x.aval.shape)
+        elif isinstance(x, np.ndarray):
+            n += x.size
+    return n <= INLINE_MAX_ELEMENTS
+
+
+def _buffers_of(args) -> list:
+    """The buffers of the Array arguments (``x._value`` raises if one was deleted)."""
+    return [x._live_buffer() for x in args if isinstance(x, Array)]
+
+
+def _all_ready(buffers) -> bool:
+    for b in buffers:
+        if not b.is_ready():
+            return False
+    return True
+
+
+def _future_arrays(avals, device):
+    """One future Array per aval, all sharing one completion."""
+    completion = Completion()
+    buffers = [FutureBuffer(device, completion) for _ in avals]
+    return completion, buffers, [Array(a, b) for a, b in zip(avals, buffers)]
+
+
+def _failed_arrays(avals, device, error: BaseException):
+    """Arrays whose (ready) buffers hold ``error``: what a failed inline run returns."""
+    completion, _, arrays = _future_arrays(avals, device)
+    completion.set(failed_error(error))
+    return arrays
+
+
+def _snapshot(x):
+    """An argument as the worker will see it: immune to ``delete()`` and to mutation.
+
+    A donated input is deleted as soon as ``jit`` returns, and a NumPy input
+    may be written by the caller: the work item keeps its own Array (sharing
+    the immutable buffer) or its own copy of the NumPy data.
+    """
+    if isinstance(x, Array):
+        return type(x)(x.aval, x._live_buffer())
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    return x
+
+
+def _enqueue(name, fn, args, avals_out, device):
+    """Queue ``fn`` (-> one NumPy array per output) after ``args``; future Arrays."""
+    completion, outputs, arrays = _future_arrays(avals_out, device)
+    stream_for(device).enqueue(WorkItem(name, fn, _buffers_of(args), outputs, completion))
+    return arrays
+
+
+def _run_inline(name, device, fn):
+    """Run ``fn`` now, on this thread, as a work item would (nested binds run here too)."""
+    running.busy = True
+    t0 = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        running.busy = False
+        if profiler.is_tracing():
+            profiler.record_device_event(name, device, 0.0, t0, time.perf_counter())
+
+
+# =============================================================================
+# 1. Eager primitives
+# =============================================================================
+#: primitive -> may it be queued? (No if its params hold Python callables:
+#: user code, e.g. a custom_jvp function, must run on the caller's thread.)
+_queueable: dict = {}
+
+
+def _may_queue(prim, params) -> bool:
+    ok = _queueable.get(prim)
+    if ok is None:
+        ok = _queueable[prim] = not any(callable(v) and not isinstance(v, type)
+                                        for v in params.values())
+    return ok
+
+
+def _impl_or_failure(prim, args, params, avals_out, device):
+    """Run the impl now; an error is stored in the outputs, as the queue would."""
+    try:
+        return dispatch.run_impl(prim, args, params, avals_out, device)
+    except Exception as e:
+        outs = _failed_arrays(avals_out if prim.multiple_results else [avals_out], device, e)
+        return outs if prim.multiple_results else outs[0]
+
+
+def dispatch_primitive(prim, args, params, avals_out):
+    """``apply_primitive``'s executor: queue the impl rule (or run it inline)."""
+    if running.busy or not _may_queue(prim, params):
+        return None  # inside a work item, or user code: run now, as chapter 00 does
+    device = _device_of(args)
+    stream = stream_for(device)
+    multiple = prim.multiple_results
+    out_avals = avals_out if multiple else (avals_out,)
+    if _inline and stream.idle() and _tiny_and_ready(args, out_avals):
+        if profiler.is_tracing():
+            return _run_inline(prim.name, device, lambda: _impl_or_failure(
+                prim, args, params, avals_out, device))
+        return _impl_or_failure(prim, args, params, avals_out, device)
+    snapshot = [_snapshot(x) for x in args]
+
+    def run():
+        outs = impl_rules[prim](*(dispatch.to_numpy(x) for x in snapshot), **params)
+        return [dispatch.output_value(o, a) for o, a in
+                zip(outs if multiple else [outs], out_avals)]
+    outs = _enqueue(prim.name, run, args, out_avals, device)
+    return outs if multiple else outs[0]
+
+
+# =============================================================================
+# 2. Compiled executables (jit)
+# =============================================================================
+def _host_value(x, aval) -> np.ndarray:
+    """An executable's output (an Array, or a NumPy value) as a NumPy array."""
+    if isinstance(x, Array):
+        return x._value
+    return np.asarray(x, dtype=aval.dtype)
+
+
+def _note_run_time(executable, seconds: float) -> None:
+    """Remember the fastest run of ``executable`` (a slow run may just have waited for
+    the GIL; the fastest one is the best estimate of what the work costs)."""
+    fastest = getattr(executable, "_fastest_run_seconds", None)
+    if fastest is None or seconds < fastest:
+        executable._fastest_run_seconds = seconds
+
+
+def execute_executable(executable, flat_args, device=None) -> list:
+    """``registry.execute``'s executor: queue the executable (or run it inline)."""
+    if running.busy:
+        return executable(*flat_args)
+    device = _device_of(flat_args, device)
+    stream = stream_for(device)
+    fastest = getattr(executable, "_fastest_run_seconds", None)
+    if (_inline and fastest is not None and fastest <= INLINE_MAX_SECONDS and stream.idle()
+            and _all_ready(_buffers_of(flat_args))):
+        t0 = time.perf_counter()
+        try:
+            outs = _run_inline(f"jit({executable.name})", device, lambda: executable(*flat_args))
+        except Exception as e:
+            return _failed_arrays(executable.out_avals, device, e)
+        _note_run_time(executable, time.perf_counter() - t0)
+        return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
+                for o in outs]
+    snapshot = [_snapshot(x) for x in flat_args]
+    avals = executable.out_avals
+
+    def run():
+        t0 = time.perf_counter()
+        outs = executable(*snapshot)
+        values = [_host_value(o, a) for o, a in zip(outs, avals)]
+        _note_run_time(executable, time.perf_counter() - t0)
+        return values
+    outs = _enqueue(f"jit({executable.name})", run, flat_args, avals, device)
+    for i, k in _forwarded(executable):  # an input returned as it is stays that Array
+        x = flat_args[k]
+        if isinstance(x, Array) and x.aval == avals[i]:
+            outs[i] = x
+    return outs
+
+
+def _forwarded(executable) -> list[tuple[int, int]]:
+    """(output index, input index) pairs of the outputs that are inputs, unchanged.
+
+    The synchronous backends return such an input itself (``jit(lambda x: x)(y)
+    is y``), which decides, for instance, that a donated ``y`` is not consumed.
+    """
+    pairs = getattr(executable, "_forwarded_pairs", None)
+    if pairs is None:
+        lowering = getattr(executable, "lowering", None)
+        jaxpr = getattr(lowering, "jaxpr", None)
+        pairs = []
+        if jaxpr is not None:
+            position = {id(v): k for k, v in enumerate(jaxpr.invars)}
+            pairs = [(i, position[id(v)]) for i, v in enumerate(jaxpr.outvars)
+                     if id(v) in position]
+        executable._forwarded_pairs = pairs
+    return pairs
+
+
+# =============================================================================
+# 3. Transfers (device_put)
+# =============================================================================
+def transfer(source, weak: bool, device):
+    """``device_put``'s hook: copy ``source`` (an Array or NumPy data) onto ``device``."""
+    if device is None:
+        device = default_device()
+    if isinstance(source, Array):
+        aval = source.aval if source.aval.weak_type == weak else source.aval.update(
+            weak_type=weak)
+        args, kind = [source], type(source)  # a key array stays a key array
+    else:
+        source = np.asarray(source)
+        aval = ShapedArray(source.shape, canonicalize_dtype(source.dtype), weak)
+        args, kind = [], Array
+    if running.busy or (_inline and stream_for(device).idle() and math.prod(aval.shape)
+                        <= INLINE_MAX_ELEMENTS and _all_ready(_buffers_of(args))):
+        return kind(aval, Buffer(_copy(source, aval), device))
+    # The copy *is* the transfer, so it is queued too: as with JAX, do not write
+    # to a NumPy array handed to device_put before the result is ready.
+    snapshot = _snapshot(source) if isinstance(source, Array) else source
+    out = _enqueue("device_put", lambda: [_copy(snapshot, aval)], args, [aval], device)[0]
+    return kind(out.aval, out._buffer)
+
+
+def _copy(source, aval) -> np.ndarray:
+    """The data of ``source`` (an Array or NumPy data) as a fresh array of ``aval``'s type."""
+    if isinstance(source, Array):
+        return np.array(source._value)
+    return np.array(source, dtype=aval.dtype)
