@@ -7,7 +7,7 @@ NumPy column: the same forward and backward pass written by hand.
 """
 import numpy as np
 
-from harness import compare
+from harness import compare, library_of
 
 
 def make(jnp, grad):
@@ -33,11 +33,7 @@ def grad_numpy(x):
 
 
 def program(jnp):
-    if jnp.__name__.startswith("jax"):
-        import jax
-        return make(jnp, jax.grad)
-    import minijax
-    return make(jnp, minijax.grad)
+    return make(jnp, library_of(jnp).grad)
 
 
 def main():

@@ -7,16 +7,13 @@ NumPy column: the same step with a hand-written backward pass.
 """
 import numpy as np
 
-from harness import compare
+from harness import compare, library_of
 
 SIZES, BATCH, LR = (784, 512, 512, 10), 128, 0.01
 
 
 def program(jnp):
-    if jnp.__name__.startswith("jax"):
-        import jax as lib
-    else:
-        import minijax as lib
+    lib = library_of(jnp)
 
     def loss_fn(params, x, labels):
         h = x

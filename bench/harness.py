@@ -46,6 +46,12 @@ def minijax_jit(f, backend: str | None = None, **kw):
         return minijax.jit(f, backend=backend, **kw) if backend else minijax.jit(f, **kw)
 
 
+def library_of(jnp):
+    """``jax`` or ``minijax``: the library whose ``numpy`` module ``jnp`` is."""
+    import importlib
+    return importlib.import_module(jnp.__name__.split(".")[0])
+
+
 def fmt(seconds: float) -> str:
     return f"{seconds * 1e3:9.3f} ms"
 

@@ -4,6 +4,7 @@ A test in ``tests/ch04_vmap/`` is marked ``ch04``, so ``pytest -m ch04`` (or
 ``make test-ch04``) runs one chapter. Tests outside chapter folders (the
 layering and rule-coverage checks) carry no chapter marker.
 """
+import functools
 import re
 
 import pytest
@@ -39,10 +40,16 @@ _BACKEND_CHAPTERS = {f"{n:02d}" for n in range(9)} | {"13"}
 
 
 def _runs_jitted_code(module) -> bool:
-    m = _CHAPTER_DIR.search(str(getattr(module, "__file__", "")))
+    return _file_runs_jitted_code(str(getattr(module, "__file__", "")))
+
+
+@functools.lru_cache(maxsize=None)
+def _file_runs_jitted_code(path: str) -> bool:
+    """Read once per test file (pytest asks once per test function)."""
+    m = _CHAPTER_DIR.search(path)
     if not m or m.group(1) not in _BACKEND_CHAPTERS:
         return False
-    with open(module.__file__) as f:
+    with open(path) as f:
         return "jit" in f.read()
 
 
