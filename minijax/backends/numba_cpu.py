@@ -51,7 +51,7 @@ from minijax.backends.interpreter import (InterpreterExecutable, InterpreterLowe
                                           as_output_array)
 # Importing these registers their rules into SCALAR_RULES / CALL_LOWERINGS / HELPERS.
 from minijax.backends import (numba_control_flow, numba_indexing, numba_linalg,  # noqa: F401
-                              numba_math, numba_scalar_more)
+                              numba_math, numba_scalar_more, numba_trig)
 from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_plan
 from minijax.backends.numba_scalar import SCALAR_RULES
 from minijax.backends.numba_writer import _entry_name, generate_source, kernel_outputs
@@ -65,6 +65,17 @@ __all__ = ["NumbaCPUBackend", "NumbaLowering", "NumbaExecutable", "generate_sour
            "cache_dir", "SCALAR_RULES", "CALL_LOWERINGS", "clear_cache"]
 
 logger = logging.getLogger(__name__)
+
+# Kernels with ``prange`` loops run on Numba's OpenMP threads; matrix products
+# run on OpenBLAS's threads. By default OpenMP's threads spin for a while after
+# each parallel loop, waiting for the next one, and on a 2-core machine they
+# then steal the cores OpenBLAS needs: a 1000x1000 matmul followed by a prange
+# loop took 20 ms instead of 10 (bench/bench_w3_dot.py; the MLP step of
+# bench_w4 28 ms instead of 5). A *passive* wait makes them sleep at once.
+# libgomp reads this when Numba first loads it (the first parallel kernel), so
+# setting it here, at import, is early enough; a user's own setting wins.
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 cache_dir_option = optional_string_state(
     "minijax_cache_dir", None,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SCALAR_RULES", "HELPERS", "np_dtype", "cast", "literal"]
+__all__ = ["SCALAR_RULES", "HELPERS", "HELPER_NJIT_OPTIONS", "np_dtype", "cast", "literal"]
 
 
 def np_dtype(dtype) -> str:
@@ -168,6 +168,14 @@ def _threefry_helper() -> str:
                   f"    x2 = {u}(x2 + {ks[(group + 2) % 3]} + {u}({group + 1}))"]
     lines += ["    return x1, x2", ""]
     return "\n".join(lines)
+
+
+#: Extra ``@njit`` keywords for a helper, by name (the kernel writer adds them to
+#: its decorator). The math helpers of ``numba_math`` ask for
+#: ``fastmath={"contract"}``: LLVM may then fuse ``a * b + c`` into one FMA
+#: instruction (the flag stays on the instructions when the helper is inlined
+#: into the loop), and nothing else of fast-math (NaN and inf still behave).
+HELPER_NJIT_OPTIONS: dict[str, str] = {}
 
 
 HELPERS.update({

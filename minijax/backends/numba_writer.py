@@ -26,7 +26,7 @@ import numpy as np
 
 from minijax.backends import fusion
 from minijax.backends.numba_calls import CALL_LOWERINGS
-from minijax.backends.numba_scalar import (HELPERS, SCALAR_RULES, _Ctx, _kind, _minmax,
+from minijax.backends.numba_scalar import (HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES, _Ctx, _kind, _minmax,
                                            cast, literal, np_dtype)
 from minijax.jaxpr import Literal, Var
 
@@ -345,6 +345,12 @@ _DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy")'
 _PARALLEL_DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy", parallel=True)'
 
 
+def _helper_decorator(name: str) -> str:
+    """The ``@njit`` line of helper ``name``, with its extra options if it has any."""
+    extra = HELPER_NJIT_OPTIONS.get(name)
+    return _DECORATOR if extra is None else f"{_DECORATOR[:-1]}, {extra})"
+
+
 def _entry_name(name: str) -> str:
     return "jit_" + (re.sub(r"\W+", "_", name).strip("_") or "fun")
 
@@ -362,6 +368,6 @@ def generate_source(plan: fusion.KernelPlan, name: str) -> str:
         "import math\n\nimport numpy as np\nfrom numba import njit"
         + (", prange" if writer.parallel else ""),
     ]
-    parts += [f"{_DECORATOR}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
+    parts += [f"{_helper_decorator(h)}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
     parts.append(f"{_PARALLEL_DECORATOR if writer.parallel else _DECORATOR}\n{body}")
     return "\n\n\n".join(parts) + "\n"

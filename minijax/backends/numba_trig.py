@@ -1,0 +1,1 @@
+"""Chapter 09 — vectorizable float32 sin, cos and tan (placeholder, being written)."""
