@@ -39,6 +39,14 @@ exactly in float64), because ``random.normal`` is built on it and must
 reproduce JAX's samples: ~99.5% of erf_inv's results (~99% of the samples) are
 JAX's bits, the rest one ulp away (where XLA's float32 log1p is).
 
+``exp`` itself is the exception that shows the price of float64: a lane of
+doubles is half as wide, and selu (``where(x > 0, x, a * exp(x) - a)``) was
+compute-bound at ~1 ns per element on one core. ``_exp32`` computes in float32
+(a degree-6 polynomial, its multiply-adds fused into FMAs) at ~0.4 ns, within
+1 ulp of the correctly rounded result for every float32 (checked exhaustively)
+and equal to it for 99.2% of them; it also gives JAX's bits more often (~95% of
+a sample) than the float64 route (~88%).
+
 The rules here apply to float32 outputs only; other dtypes keep the rules of
 ``numba_scalar`` (``np.exp`` and friends). Not here yet: sin, cos (exact
 argument reduction for huge float32 arguments needs Payne–Hanek), erfc.
@@ -176,16 +184,48 @@ _ERFCX_LO, _ERFCX_HI = 1.0, 4.0
 _ERFCX_FIT = _fit_powers(special.erfcx, _ERFCX_LO, _ERFCX_HI, 18)
 
 
+# --- float32 exp in float32 arithmetic ----------------------------------------------
+#: exp(r) = 1 + r + r*r * q(r) on |r| <= log(2)/2, q a degree-4 polynomial fitted
+#: (least squares on Chebyshev nodes, weighted by r*r / exp(r): the error it makes
+#: in exp) and rounded to float32: 0.06 ulp of approximation error, the rest is
+#: float32 rounding. Checked on EVERY float32 in [-104, 89]: within 1 ulp of the
+#: correctly rounded result, equal to it for 99.2% of them (and to JAX's for ~95%
+#: of a sample where the float64 route gave 88%).
+_EXP32_Q = [0.49999988079071045, 0.166665181517601, 0.04166953265666962,
+            0.008368918672204018, 0.00137514085508883]
+_MAGIC32 = 12582912.0  # 1.5 * 2**23: adding it rounds a float32 to an integer
+_MAGIC32_BITS = 0x4B400000  # its bits: subtracting them leaves that integer
+_LN2_HI32 = 0.693145751953125  # log(2) to 12 bits: n * _LN2_HI32 is exact for |n| < 2**12
+
+
+def _horner32(coeffs, z: str) -> str:
+    """``c0 + z*(c1 + z*(c2 + ...))`` in float32 (contracted into FMAs)."""
+    expr = _f32(coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        expr = f"{_f32(c)} + {z} * ({expr})"
+    return expr
+
+
 # --- float32 functions: clamp, call a kernel, round once, patch special values ------
 _TINY = 2.0 ** -25  # below this, log1p(x), expm1(x), tanh(x) round to x itself (keeps ±0)
 
 _FLOAT32 = {
     "_exp32": _source(
-        "_exp32(x)", "float32 exp: 0 below -104, inf above 89, NaN stays NaN.",
-        "    t = np.float64(x)",
-        "    t = t if t > -104.0 else -104.0  # also sends NaN to -104 (patched below)",
-        "    t = t if t < 89.0 else 89.0",
-        "    y = np.float32(_exp_f64(t))",
+        "_exp32(x)", "float32 exp in float32 arithmetic (8 or 16 lanes): see _EXP32_Q.",
+        "    t = x if x > np.float32(-104.0) else np.float32(-104.0)  # exp(-104) rounds to 0",
+        "    t = t if t < np.float32(89.0) else np.float32(89.0)  # exp(89) overflows",
+        f"    k = t * np.float32(1.4426950408889634) + np.float32({_MAGIC32!r})",
+        f"    n = k - np.float32({_MAGIC32!r})  # round(t / log(2))",
+        f"    r = t - n * {_f32(_LN2_HI32)}  # exact: _LN2_HI32 has 12 trailing zero bits",
+        f"    r = r - n * {_f32(math.log(2) - _LN2_HI32)}  # |r| <= log(2)/2",
+        f"    q = {_horner32(_EXP32_Q, 'r')}",
+        "    y = np.float32(1.0) + (r + (r * r) * q)  # exp(r), within 0.8 ulp",
+        f"    ni = np.int32(np.float32(k).view(np.int32) - np.int32({_MAGIC32_BITS}))  # n",
+        "    # 2**n as two factors, so that neither is subnormal when exp(x) is",
+        "    n1 = np.int32(ni >> np.int32(1))",
+        "    s1 = np.int32((n1 + np.int32(127)) << np.int32(23)).view(np.float32)",
+        "    s2 = np.int32((ni - n1 + np.int32(127)) << np.int32(23)).view(np.float32)",
+        "    y = (y * s1) * s2",
         "    return y if x == x else x",
     ),
     "_expm1_32": _source(

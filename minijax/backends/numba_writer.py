@@ -163,6 +163,8 @@ class _KernelWriter:
         B, M, K, N = size(ls, lb), size(ls, lf), size(ls, lc), size(rs, rf)
         name = self.var(out)
         self.emit(f"# {self.text(eqn)}")
+        if _kind(dtype) == "f" and not lb and M * N * K > 0 and self._matrix_dot(eqn, name):
+            return
         operands = []
         for a, perm, shape3, suffix in ((lhs, [*lb, *lf, *lc], (B, M, K), "lhs"),
                                         (rhs, [*rb, *rc, *rf], (B, K, N), "rhs")):
@@ -188,6 +190,28 @@ class _KernelWriter:
             self.emit(f"{self._helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
         self.emit(f"{name} = {name}_3d.reshape({out_shape})" if out_shape
                   else f"{name} = {name}_3d[0, 0, 0]")
+
+    def _matrix_dot(self, eqn, name: str) -> bool:
+        """A product of vectors and matrices as ONE ``np.dot`` on the operands
+        themselves, when it is one: no batch dimension, ranks 1 or 2, one
+        contracting dimension. A matrix contracted on its other side is passed as
+        ``x.T``, a view in Fortran order that BLAS reads as it is (a transpose
+        flag, no copy). Returns False for the other cases."""
+        (lc, rc), _ = eqn.params["dimension_numbers"]
+        lhs, rhs = eqn.invars
+        if not (len(lc) == 1 and 1 <= lhs.aval.ndim <= 2 and 1 <= rhs.aval.ndim <= 2):
+            return False
+        dtype = eqn.outvars[0].aval.dtype
+        operands = []
+        for a, contracted, natural in ((lhs, lc[0], lhs.aval.ndim - 1), (rhs, rc[0], 0)):
+            code = f"np.ascontiguousarray({self.atom(a)})"  # no copy when it already is
+            if contracted != natural:
+                code = f"{code}.T"
+            if a.aval.dtype != dtype:
+                code = f"{code}.astype({np_dtype(dtype)})"
+            operands.append(code)
+        self.emit(f"{name} = np.dot({operands[0]}, {operands[1]})")
+        return True
 
     def _helper(self, name: str) -> str:
         self.helpers.add(name)
