@@ -289,6 +289,7 @@ def _dtype_ok(dtype) -> bool:
 #: rounding, bits), so complex values go only where the rule is right for them.
 COMPLEX_OK = frozenset("""
     add add_any sub mul div neg square exp log sqrt sin cos tan sinh cosh
+    reduce_sum reduce_prod
     tanh abs eq ne select_n copy stop_gradient real imag complex conj
     broadcast_in_dim iota convert_element_type dot_general
     reshape squeeze transpose slice rev concatenate dynamic_slice dynamic_update_slice
@@ -306,8 +307,6 @@ def _complex_problem(eqn) -> str | None:
     name = eqn.primitive.name
     if name not in COMPLEX_OK:
         return f"{name} on complex numbers"
-    if any(isinstance(a, Literal) and a.aval.dtype.kind == "c" for a in eqn.invars):
-        return "complex literals"
     if name == "convert_element_type" and outs[0].kind != "c":
         return "complex -> real conversion"
     return None

@@ -45,9 +45,14 @@ def literal(val, dtype) -> str:
     if dtype == np.bool_:
         return repr(bool(val))
     if np.issubdtype(dtype, np.floating):
-        text = {"nan": "np.nan", "inf": "np.inf", "-inf": "-np.inf"}.get(repr(val), repr(val))
-        return cast(dtype, text)
+        return cast(dtype, _float_text(val))
+    if np.issubdtype(dtype, np.complexfloating):
+        return cast(dtype, f"complex({_float_text(val.real)}, {_float_text(val.imag)})")
     return cast(dtype, repr(int(val)))
+
+
+def _float_text(val: float) -> str:
+    return {"nan": "np.nan", "inf": "np.inf", "-inf": "-np.inf"}.get(repr(val), repr(val))
 
 
 def _kind(dtype) -> str:

@@ -127,3 +127,23 @@ def test_keys_made_inside_the_jaxpr_are_lowered():
     # eager threefry bits equal JAX 0.10.2's (checked in tests/ch13_random)
     expected = np.asarray(random.bits(random.split(random.key(0))[0], (4,)))
     np.testing.assert_array_equal(np.asarray(f(random.key(0))), expected)
+
+
+Z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+
+
+def test_complex_literals_and_reductions_are_lowered():
+    """Complex constants are written ``np.complex64(complex(re, im))``; sums and
+    products of complex numbers reduce in their own dtype (checked against NumPy)."""
+    def f(z):
+        return (z * (1 + 2j) - (0.5 - 1j), jnp.sum(z, axis=1), jnp.prod(z, axis=0),
+                jnp.sum(z))
+    jitted = cpu_jit(f)
+    assert not is_fallback(jitted, Z)
+    outs = jitted(Z)
+    expected = (Z * np.complex64(1 + 2j) - np.complex64(0.5 - 1j), Z.sum(axis=1),
+                Z.prod(axis=0), Z.sum())
+    for out, exp in zip(outs, expected):
+        assert out.dtype == np.complex64 and out.shape == exp.shape
+        np.testing.assert_allclose(np.asarray(out), exp, rtol=2e-6)
+    assert "np.complex64(complex(1.0, 2.0))" in jitted.lower(Z).as_text()
