@@ -336,6 +336,14 @@ def _key_ok(dtype, eqns) -> bool:
     return _is_threefry_key(dtype) and all(e.primitive.name in KEY_OK for e in eqns)
 
 
+def _all_eqns(jaxpr):
+    """The equations of ``jaxpr`` and of every body inside it (cond, while, scan)."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in fusion.eqn_subjaxprs(eqn):
+            yield from _all_eqns(sub.jaxpr)
+
+
 def make_plan(closed_jaxpr) -> fusion.KernelPlan:
     """The fusion plan for what this backend can lower."""
     plan = fusion.make_plan(closed_jaxpr, elementwise=frozenset(SCALAR_RULES) |
@@ -344,7 +352,7 @@ def make_plan(closed_jaxpr) -> fusion.KernelPlan:
     if not plan.supported:
         return plan
     jaxpr = plan.closed_jaxpr.jaxpr
-    problems = [p for e in jaxpr.eqns if (p := _complex_problem(e)) is not None]
+    problems = [p for e in _all_eqns(jaxpr) if (p := _complex_problem(e)) is not None]
     given = set(jaxpr.invars) | set(jaxpr.constvars)
     if not KERNEL_RETURNS_KEYS and any(
             isinstance(v, Var) and v not in given and _is_threefry_key(v.aval.dtype)

@@ -86,6 +86,10 @@ def test_complex_falls_back_cleanly_where_unsupported():
     assert is_fallback(cpu_jit(lambda z: jnp.log1p(z)), z)   # no complex rule for log1p
     np.testing.assert_allclose(np.asarray(cpu_jit(lambda z: jnp.log1p(z))(z)),
                                np.log1p(z), rtol=1e-6)
+    # ... also inside a loop's body
+    looped = cpu_jit(lambda z: lax.fori_loop(0, 2, lambda i, c: jnp.log1p(c), z))
+    assert is_fallback(looped, z)
+    np.testing.assert_allclose(np.asarray(looped(z)), np.log1p(np.log1p(z)), rtol=1e-6)
 
 
 # --- threefry keys inside a kernel -------------------------------------------------------------
