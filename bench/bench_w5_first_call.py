@@ -9,6 +9,10 @@ measurement runs in a new Python process (imports are not counted):
 - JAX, cold: a fresh process (JAX's persistent cache is off by default).
 
 Targets (issue 7): cold at most 3x JAX's cold; warm at or below JAX's cold.
+
+The import is timed too, and shown beside: ``import minijax`` starts Numba
+(its typing and lowering registries, 0.2-0.4 s), as ``import jax`` loads
+XLA, so that cost sits in the import and not in the first call.
 """
 import os
 import subprocess
@@ -31,10 +35,12 @@ if hasattr(mod, "inputs"):
     args = mod.inputs()
 else:
     args = (np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32),)
+t0 = time.perf_counter()
 if lib == "jax":
     import jax
     jax.config.update("jax_platforms", "cpu")
     import jax.numpy as jnp
+    t_import = time.perf_counter() - t0
     args = [jax.device_put(a) for a in args]
     jax.block_until_ready(args)
     program = getattr(mod, "program", None) or getattr(mod, "selu")
@@ -43,21 +49,24 @@ if lib == "jax":
 else:
     import minijax
     import minijax.numpy as jnp
+    t_import = time.perf_counter() - t0
     args = [minijax.device_put(a) for a in args]
     program = getattr(mod, "program", None) or getattr(mod, "selu")
     t0 = time.perf_counter()
     minijax.block_until_ready(minijax.jit(program(jnp))(*args))
-print(time.perf_counter() - t0)
+print(t_import, time.perf_counter() - t0)
 """
 
 
-def first_call(lib: str, module: str, env: dict) -> float:
+def first_call(lib: str, module: str, env: dict) -> tuple[float, float]:
+    """(import time, first call time) in a fresh process."""
     code = CHILD.format(here=HERE, lib=lib, module=module)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, **env}, timeout=600)
     if out.returncode:
         raise RuntimeError(out.stderr)
-    return float(out.stdout.strip().splitlines()[-1])
+    t_import, t_first = out.stdout.strip().splitlines()[-1].split()
+    return float(t_import), float(t_first)
 
 
 def main():
@@ -65,16 +74,18 @@ def main():
     results = {}
     print("\nworkload 5: first call in a fresh process (seconds)")
     print(f"  {'workload':16s}{'minijax cold':>14s}{'minijax warm':>14s}{'jax cold':>10s}"
-          f"{'cold/jax':>10s}{'warm/jax':>10s}")
+          f"{'cold/jax':>10s}{'warm/jax':>10s}{'import mj/jax':>16s}")
     for title, module in WORKLOADS.items():
         with tempfile.TemporaryDirectory() as cache:
             env = {"MINIJAX_CACHE_DIR": cache}
-            cold = first_call("minijax", module, env)
-            warm = first_call("minijax", module, env)
-        jax_cold = first_call("jax", module, {}) if have_jax else float("nan")
+            _, cold = first_call("minijax", module, env)
+            mj_import, warm = first_call("minijax", module, env)
+        jax_import, jax_cold = (first_call("jax", module, {}) if have_jax
+                                else (float("nan"), float("nan")))
         results[title] = (cold, warm, jax_cold)
         print(f"  {title:16s}{cold:14.3f}{warm:14.3f}{jax_cold:10.3f}"
-              f"{cold / jax_cold:10.2f}{warm / jax_cold:10.2f}")
+              f"{cold / jax_cold:10.2f}{warm / jax_cold:10.2f}"
+              f"{mj_import:9.2f}/{jax_import:.2f}")
     return results
 
 

@@ -228,6 +228,63 @@ class LoopNest:
         return lines
 
 
+def step_inputs(step) -> list:
+    """The variables a step reads from memory (defined by earlier steps or given)."""
+    eqns = [step.eqn] if not isinstance(step, LoopNest) else [
+        *step.eqns, *([step.reduction] if step.reduction is not None else [])]
+    defined = {v for e in eqns for v in e.outvars}
+    seen = []
+    for e in eqns:
+        for a in e.invars:
+            if isinstance(a, Var) and a not in defined and a not in seen:
+                seen.append(a)
+    return seen
+
+
+def buffer_donors(steps, live_out) -> dict:
+    """Which loop nests may write a stored value into the buffer of an input.
+
+    XLA reuses a temporary's buffer once its last reader is done; so do we, in
+    the simplest case that pays: ``c = add b 3.0`` right after ``b = dot ...``
+    writes ``c`` into ``b``'s memory instead of allocating (and page-faulting)
+    a fresh array. Input ``b`` of loop nest ``i`` gives its buffer to a store
+    ``c`` when:
+
+    - ``b`` was allocated by this list of steps (a loop nest's store or a
+      ``dot``'s result), not a kernel argument, constant or loop-body input;
+    - nothing reads ``b`` after step ``i``, directly or through a view (the
+      outputs of ``Call`` steps may be views of their inputs, e.g. a reshape,
+      so their readers count as readers of the inputs);
+    - ``b`` and ``c`` have the loop's shape and the same dtype, so every read
+      of ``b`` in the loop is at the index being written.
+
+    ``live_out``: the values used after these steps (the kernel's or a body's
+    outputs). Returns ``{step index: {store: donor}}``.
+    """
+    last_use = {v: i for i, step in enumerate(steps) for v in step_inputs(step)}
+    last_use.update({v: len(steps) for v in live_out if isinstance(v, Var)})
+    for step in reversed(steps):  # a view keeps its base alive
+        if isinstance(step, Call):
+            end = max((last_use.get(v, -1) for v in step.eqn.outvars), default=-1)
+            for v in step_inputs(step):
+                last_use[v] = max(last_use.get(v, -1), end)
+    allocated, donors = set(), {}
+    for i, step in enumerate(steps):
+        if isinstance(step, LoopNest) and step.shape:
+            free = [v for v in step_inputs(step) if v in allocated and last_use.get(v) == i
+                    and tuple(v.aval.shape) == tuple(step.shape)]
+            for c in step.stores:
+                b = next((v for v in free if v.aval.dtype == c.aval.dtype
+                          and tuple(c.aval.shape) == tuple(step.shape)), None)
+                if b is not None:
+                    free.remove(b)
+                    donors.setdefault(i, {})[c] = b
+            allocated.update(step.stores)
+        elif isinstance(step, Dot):
+            allocated.update(step.eqn.outvars)
+    return donors
+
+
 @dataclass
 class Dot:
     """A ``dot_general``: a call to BLAS (matrix multiply) on the CPU."""

@@ -16,7 +16,9 @@ The pipeline, stage for stage against JAX's::
 3. The module is written to the compile cache directory under a name made of
    the hash of its source and imported; Numba compiles it with
    ``cache=True``, so a second process loads the machine code from disk
-   instead of compiling again.
+   instead of compiling again. Numba itself is started when this module is
+   imported (see :func:`_start_numba`), so that a first call with a warm
+   cache costs milliseconds.
 
 Semantics follow XLA, as chapter 00's impl rules do: float32 stays float32
 (every literal is written ``np.float32(...)``, since Numba would promote a
@@ -77,6 +79,27 @@ logger = logging.getLogger(__name__)
 if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
+import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
+from numba import from_dtype, types  # noqa: E402
+
+
+def _start_numba() -> None:
+    """Numba's own start-up, done at import, as ``import jax`` loads XLA.
+
+    Numba fills its typing and lowering registries (a few hundred modules of
+    rules for Python and NumPy) lazily, on the first compile *or cache load*
+    of a process: 0.2–0.4 s here. Done now, a program's first ``jit`` call
+    only does its own work: compile, or load the machine code from the disk
+    cache (then a few milliseconds: ``bench/bench_w5_first_call.py``).
+    ``refresh`` is incremental: rules registered later are still picked up.
+    """
+    from numba.core.registry import cpu_target
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+
+
+_start_numba()
+
 cache_dir_option = optional_string_state(
     "minijax_cache_dir", None,
     "Directory of the on-disk compile cache of the Numba backends (generated kernel "
@@ -107,7 +130,6 @@ def clear_cache() -> None:
 
 
 def _module_name(source: str) -> str:
-    import numba
     key = f"{source}\n{numba.__version__}\n{sys.version}".encode()
     return "minijax_kernel_" + hashlib.sha256(key).hexdigest()[:24]
 
@@ -173,7 +195,6 @@ def load_module(source: str):
 
 
 def _numba_type(aval):
-    from numba import from_dtype, types
     if _is_threefry_key(aval.dtype):  # the key data: uint32, one more axis
         return types.Array(types.uint32, len(aval.shape) + 1, "C", readonly=True)
     dtype = from_dtype(aval.dtype)
@@ -303,7 +324,6 @@ class NumbaExecutable(Executable):
         or with ``assembly=True`` its machine code (``inspect_asm``)."""
         kernel = self.kernel
         if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
-            import numba
             kernel = numba.njit(**kernel.targetoptions)(kernel.py_func)
             kernel.compile(self.signature)
         if assembly:
@@ -354,7 +374,6 @@ class NumbaCPUBackend(Backend):
         try:
             return NumbaExecutable(lowering)
         except Exception as e:  # a bug in code generation must not break the program
-            import numba
             if not isinstance(e, numba.core.errors.NumbaError):
                 raise
             logger.warning("minijax: Numba could not compile jit(%s); running it on the "

@@ -115,7 +115,7 @@ class _KernelWriter:
         jaxpr = closed_jaxpr.jaxpr
         if args is not None:
             self.assign(jaxpr.invars, args)
-        self.write_steps(fusion.sub_plan(self.plan, closed_jaxpr).steps)
+        self.write_steps(fusion.sub_plan(self.plan, closed_jaxpr).steps, jaxpr.outvars)
         return [self.atom(v) for v in jaxpr.outvars]
 
     def reshape_code(self, x: str, aval, new_shape) -> str:
@@ -129,16 +129,18 @@ class _KernelWriter:
     def write(self) -> str:
         jaxpr = self.plan.closed_jaxpr.jaxpr
         params = ", ".join(self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars])
-        self.write_steps(self.plan.steps)
+        self.write_steps(self.plan.steps, jaxpr.outvars)
         outs = [self.var(v) for v in kernel_outputs(jaxpr)]
         self.emit(f"return ({''.join(o + ', ' for o in outs)})")
         header = f"def {self.fn_name}({params}):"
         return "\n".join([header, *self.lines])
 
-    def write_steps(self, steps) -> None:
-        for step in steps:
+    def write_steps(self, steps, live_out) -> None:
+        """Write ``steps``; ``live_out`` are the values used after them."""
+        donors = fusion.buffer_donors(steps, live_out)
+        for i, step in enumerate(steps):
             if isinstance(step, fusion.LoopNest):
-                self.loop_nest(step)
+                self.loop_nest(step, donors.get(i, {}))
             elif isinstance(step, fusion.Dot):
                 self.dot(step.eqn)
             else:
@@ -218,7 +220,10 @@ class _KernelWriter:
         return name
 
     # --- fused loop nests -----------------------------------------------------------
-    def loop_nest(self, step: fusion.LoopNest) -> None:
+    def loop_nest(self, step: fusion.LoopNest, donors=None) -> None:
+        """One fused loop nest; ``donors`` maps a store to the dead input whose
+        buffer it reuses (see :func:`fusion.buffer_donors`)."""
+        donors = donors or {}
         shape, rank = tuple(step.shape), len(step.shape)
         idx = [f"i{d}" for d in range(rank)]
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s)"
@@ -226,7 +231,10 @@ class _KernelWriter:
             what += f" into {step.reduction.primitive.name}"
         self.emit(f"# --- {what}")
         for v in step.stores:
-            if rank:
+            if rank and v in donors:
+                self.emit(f"{self.var(v)} = {self.var(donors[v])}  # reuses the buffer: "
+                          f"{self.var(donors[v])} is not read after this loop")
+            elif rank:
                 self.emit(f"{self.var(v)} = np.empty({shape}, dtype={np_dtype(v.aval.dtype)})")
         reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
         if reduce:
