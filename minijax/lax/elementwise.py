@@ -32,7 +32,6 @@ import enum
 import operator
 
 import numpy as np
-from scipy import special as _special
 
 from minijax import dtypes
 from minijax.abstract_arrays import ShapedArray, get_aval
@@ -370,10 +369,20 @@ def is_finite(x):
     return is_finite_p.bind(x)
 
 
+def _scipy_special(name: str):
+    """``scipy.special.<name>``, imported at first use: SciPy's import costs a
+    quarter of a second, which only programs using these functions should pay."""
+    def f(*args):
+        from scipy import special
+        return getattr(special, name)(*args)
+    f.__name__ = name
+    return f
+
+
 # --- exponentials, logarithms, roots ---------------------------------------------------
 def _logistic_impl(x):
     if np.issubdtype(x.dtype, np.floating):
-        return _special.expit(x)  # no overflow for large negative x
+        return _scipy_special("expit")(x)  # no overflow for large negative x
     return 1 / (1 + np.exp(-x))
 
 
@@ -525,11 +534,11 @@ def atanh(x):
 # --- special functions ------------------------------------------------------------------
 def _digamma_impl(x):
     pole = (x <= 0) & (x == np.floor(x))  # XLA gives NaN at 0 and the negative integers
-    return np.where(pole, np.nan, _special.psi(x))
+    return np.where(pole, np.nan, _scipy_special("psi")(x))
 
 
-erf_p = unop("erf", _in_float64(_special.erf), FLOAT)
-erfc_p = unop("erfc", _in_float64(_special.erfc), FLOAT)
+erf_p = unop("erf", _in_float64(_scipy_special("erf")), FLOAT)
+erfc_p = unop("erfc", _in_float64(_scipy_special("erfc")), FLOAT)
 # XLA computes float32 erf_inv with Giles' single-precision polynomials
 # ("Approximating the erfinv function", 2010), evaluated with fused
 # multiply-adds. Doing the same (each FMA emulated in float64, rounded once)
@@ -553,7 +562,7 @@ def _fma_horner(coeffs, w: np.ndarray) -> np.ndarray:
 
 def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float64:
-        return _special.erfinv(x)
+        return _scipy_special("erfinv")(x)
     x32 = x.astype(np.float32)
     with np.errstate(all="ignore"):
         w = (-np.log1p((-x32 * x32).astype(np.float64))).astype(np.float32)
@@ -566,7 +575,7 @@ def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
 
 
 erf_inv_p = unop("erf_inv", _erf_inv_impl, FLOAT)
-lgamma_p = unop("lgamma", _in_float64(_special.gammaln), FLOAT)
+lgamma_p = unop("lgamma", _in_float64(_scipy_special("gammaln")), FLOAT)
 digamma_p = unop("digamma", _digamma_impl, FLOAT)
 
 
