@@ -320,8 +320,9 @@ KEY_OK = frozenset("""
     gather split unstack stack tile
     """.split())
 
-#: Set by the backend once it turns key data returned by a kernel into typed keys.
-KERNEL_RETURNS_KEYS = False
+#: Whether the backend turns key data returned by a kernel into typed keys
+#: (``numba_cpu._as_keys`` does); a backend that cannot would set it False.
+KERNEL_RETURNS_KEYS = True
 
 
 def _is_threefry_key(dtype) -> bool:

@@ -277,6 +277,14 @@ def _prepare(x, aval):
     return value
 
 
+def _as_keys(data: np.ndarray, aval) -> np.ndarray:
+    """Key data (uint32, a trailing axis of 2) as the typed keys of chapter 13:
+    the inverse of what :func:`_prepare` does to a key argument."""
+    keys = np.empty(aval.shape, dtype=np.dtype(aval.dtype))
+    keys["threefry2x32"] = data
+    return keys
+
+
 class NumbaExecutable(Executable):
     """The compiled kernel, and how to call it on minijax values."""
 
@@ -308,7 +316,9 @@ class NumbaExecutable(Executable):
         for (kind, k), aval in zip(self._sources, self.out_avals):
             if kind == "kernel":
                 value = results[k]
-                if not isinstance(value, np.ndarray):
+                if _is_threefry_key(aval.dtype):  # the kernel computed key data
+                    value = _as_keys(value, aval)
+                elif not isinstance(value, np.ndarray):
                     value = np.asarray(value, dtype=aval.dtype)
                 outs.append(Array(aval, Buffer(value)))
             elif kind == "arg":

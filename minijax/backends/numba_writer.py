@@ -35,6 +35,10 @@ __all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD"]
 #: Fused loop nests with at least this many elements run their outer loop in parallel.
 PARALLEL_THRESHOLD = 2 ** 16
 
+#: A parallel loop nest is cut into at most this many chunks of rows (a few per
+#: thread, so that a thread slowed down by another program delays little).
+PARALLEL_CHUNKS = 64
+
 
 _RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", "min",
                                    "int", "float", "bool", "len", "print"}
@@ -49,7 +53,7 @@ class _KernelWriter:
         self.lines: list[str] = []
         self.helpers: set[str] = set()
         self.depth = 1
-        self.parallel = False  # set when a loop nest is written with prange
+        self.functions: list[str] = []  # the module-level functions of parallel nests
         self._counter = 0
 
     # --- small utilities ------------------------------------------------------------
@@ -222,13 +226,21 @@ class _KernelWriter:
     # --- fused loop nests -----------------------------------------------------------
     def loop_nest(self, step: fusion.LoopNest, donors=None) -> None:
         """One fused loop nest; ``donors`` maps a store to the dead input whose
-        buffer it reuses (see :func:`fusion.buffer_donors`)."""
+        buffer it reuses (see :func:`fusion.buffer_donors`).
+
+        A nest of at least :data:`PARALLEL_THRESHOLD` elements without a
+        reduction becomes a function of its own, run over chunks of rows in
+        parallel (:meth:`parallel_nest`); the others are written here.
+        """
         donors = donors or {}
         shape, rank = tuple(step.shape), len(step.shape)
-        idx = [f"i{d}" for d in range(rank)]
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s)"
         if step.reduction is not None:
             what += f" into {step.reduction.primitive.name}"
+        size = int(np.prod(shape, dtype=np.int64))
+        parallel = rank and step.reduction is None and size >= PARALLEL_THRESHOLD
+        if parallel:
+            what += ", in parallel"
         self.emit(f"# --- {what}")
         for v in step.stores:
             if rank and v in donors:
@@ -236,20 +248,29 @@ class _KernelWriter:
                           f"{self.var(donors[v])} is not read after this loop")
             elif rank:
                 self.emit(f"{self.var(v)} = np.empty({shape}, dtype={np_dtype(v.aval.dtype)})")
-        reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
+        if parallel:
+            self.parallel_nest(step, what)
+            return
+        reduce = _Reduction(self, step.reduction, [f"i{d}" for d in range(rank)]) \
+            if step.reduction is not None else None
         if reduce:
             reduce.init()
-        size = int(np.prod(shape, dtype=np.int64))
-        parallel = rank and reduce is None and size >= PARALLEL_THRESHOLD
-        self.parallel |= bool(parallel)
+        self.nest_loops(step, [f"range({n})" for n in shape], reduce)
+        if reduce:
+            reduce.finish()
+
+    def nest_loops(self, step: fusion.LoopNest, ranges, reduce=None) -> None:
+        """The loops of a nest (``ranges``: one per dimension) and their body:
+        one scalar local per fused equation, a store per value used later."""
+        rank = len(step.shape)
+        idx = [f"i{d}" for d in range(rank)]
         for d in range(rank):
-            loop = "prange" if parallel and d == 0 else "range"
-            self.emit(f"for i{d} in {loop}({shape[d]}):")
+            self.emit(f"for i{d} in {ranges[d]}:")
             self.depth += 1
         local: dict = {}  # value -> its scalar name in the loop body
 
         def operand(a):
-            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, shape)
+            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, step.shape)
 
         for eqn in step.eqns:
             out = eqn.outvars[0]
@@ -262,8 +283,41 @@ class _KernelWriter:
         if reduce:
             reduce.update(operand(step.reduction.invars[0]))
         self.depth -= rank
-        if reduce:
-            reduce.finish()
+
+    def parallel_nest(self, step: fusion.LoopNest, what: str) -> None:
+        """A big nest as two module-level functions, called from here:
+
+        - ``nestK(inputs..., stores..., lo, hi)``: the nest over rows
+          ``lo..hi-1`` of its outer dimension, a plain serial loop (that LLVM
+          vectorizes like any other);
+        - ``nestK_parallel(inputs..., stores...)``: ``prange`` over chunks of
+          rows, calling ``nestK`` on each chunk.
+
+        Only the tiny launcher is compiled with ``parallel=True``: Numba's
+        parallel passes (which analyse and outline every array expression of
+        the function they compile) then see one loop whose body is a call,
+        instead of the whole kernel. The kernel compiles several times faster.
+        """
+        nest = self.fresh("nest")
+        params = ", ".join(self.var(v) for v in [*fusion.step_inputs(step), *step.stores])
+        rows = step.shape[0]
+        chunks = min(rows, PARALLEL_CHUNKS)
+        chunk = -(-rows // chunks)  # ceil: the last chunk may be shorter
+        chunks = -(-rows // chunk)
+        saved = self.lines, self.depth
+        self.lines, self.depth = [], 1
+        self.emit(f'"""The {what[:-len(", in parallel")]}, rows i0_lo..i0_hi-1."""')
+        self.nest_loops(step, ["range(i0_lo, i0_hi)", *[f"range({n})" for n in step.shape[1:]]])
+        body = self.lines
+        self.lines, self.depth = saved
+        self.functions.append("\n".join([_DECORATOR, f"def {nest}({params}, i0_lo, i0_hi):", *body]))
+        self.functions.append("\n".join([
+            _PARALLEL_DECORATOR,
+            f"def {nest}_parallel({params}):",
+            f'    """{nest} on {chunks} chunk(s) of {chunk} row(s), spread over threads."""',
+            f"    for chunk0 in prange({chunks}):",
+            f"        {nest}({params}, chunk0 * {chunk}, min({rows}, (chunk0 + 1) * {chunk}))"]))
+        self.emit(f"{nest}_parallel({params})")
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
@@ -394,12 +448,14 @@ def generate_source(plan: fusion.KernelPlan, name: str) -> str:
     body = writer.write()
     jaxpr_text = "\n".join("    " + line for line in str(plan.closed_jaxpr).splitlines())
     plan_text = "\n".join("    " + line for line in str(plan).splitlines())
+    parallel = bool(writer.functions)
     parts = [
         f'"""Kernel for jit({name}), generated by minijax.backends.numba_cpu.\n\n'
         f"The jaxpr:\n\n{jaxpr_text}\n\nThe plan:\n\n{plan_text}\n\"\"\"",
         "import math\n\nimport numpy as np\nfrom numba import njit"
-        + (", prange" if writer.parallel else ""),
+        + (", prange" if parallel else ""),
     ]
     parts += [f"{_helper_decorator(h)}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
-    parts.append(f"{_PARALLEL_DECORATOR if writer.parallel else _DECORATOR}\n{body}")
+    parts += writer.functions
+    parts.append(f"{_DECORATOR}\n{body}")
     return "\n\n\n".join(parts) + "\n"

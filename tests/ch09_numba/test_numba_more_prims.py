@@ -129,12 +129,26 @@ def test_keys_through_slices_gathers_and_reshapes():
         same(out, e)
 
 
-def test_key_outputs_fall_back_until_the_backend_returns_keys():
-    k = random.key(0)
-    jitted = cpu_jit(lambda k: random.split(k))
-    assert is_fallback(jitted, k)
-    np.testing.assert_array_equal(np.asarray(random.key_data(jitted(k))),
-                                  np.asarray(random.key_data(random.split(k))))
+def test_keys_computed_in_the_kernel_are_returned_as_keys():
+    """The training-loop pattern ``key, sub = split(key)`` returns a new key from
+    the jitted step: the kernel computes its key data, the executable rewraps it."""
+    def step(key, x):
+        key, sub = random.split(key)
+        return key, x + random.normal(sub, x.shape)
+
+    k, x = random.key(0), np.zeros(3, np.float32)
+    jitted = cpu_jit(step)
+    assert not is_fallback(jitted, k, x)
+    k2, y = jitted(k, x)
+    assert k2.dtype == k.dtype and k2.shape == ()
+    # expected values from JAX 0.10.2
+    np.testing.assert_array_equal(np.asarray(random.key_data(k2)), [1797259609, 2579123966])
+    np.testing.assert_allclose(np.asarray(y), [-2.4424558, -2.0356805, 0.20554423], rtol=1e-6)
+    four = cpu_jit(lambda k: random.split(k, 4))
+    assert not is_fallback(four, k)
+    np.testing.assert_array_equal(np.asarray(random.key_data(four(k))), [
+        [1797259609, 2579123966], [928981903, 3453687069],
+        [4146024105, 2718843009], [2467461003, 3840466878]])
 
 
 # --- lax.linalg ---------------------------------------------------------------------------------
