@@ -7,8 +7,6 @@ lazily (Numba's start-up happens at ``import minijax``). And the kernel is
 compiled for one signature, which the calls then use: no second compile
 when the arguments arrive as NumPy arrays, minijax arrays or Python scalars.
 """
-import os
-import subprocess
 import sys
 import textwrap
 
@@ -17,7 +15,7 @@ import numpy as np
 import minijax
 import minijax.numpy as jnp
 
-from conftest import cpu_jit
+from tests.ch09_numba.conftest import cpu_jit, run_script
 
 _SCRIPT = textwrap.dedent("""
     import sys, warnings, numpy as np
@@ -37,10 +35,7 @@ _SCRIPT = textwrap.dedent("""
 
 
 def _first_call(cache: str) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
-    out = subprocess.run([sys.executable, "-c", _SCRIPT, cache], capture_output=True,
-                         text=True, env=env, check=True)
-    return out.stdout.split()
+    return run_script(_SCRIPT, cache)
 
 
 def test_a_warm_first_call_compiles_nothing_and_imports_no_numba_module(tmp_path):

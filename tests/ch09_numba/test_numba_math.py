@@ -19,7 +19,7 @@ import scipy.special
 import minijax
 import minijax.numpy as jnp
 from minijax import lax, random
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from tests.ch09_numba.conftest import cpu_jit, is_fallback, ulps
 
 F32 = np.float32
 TINY, MAX = np.finfo(F32).smallest_subnormal, np.finfo(F32).max
@@ -71,15 +71,6 @@ def reference(name: str, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return REFERENCE[name](x.astype(np.float64)).astype(F32)
 
-
-def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How many float32s apart: 0 for equal values (and for two NaNs)."""
-    def ordered(v):  # the bit patterns, made monotonic in the value
-        i = v.astype(F32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    nan_a, nan_b = np.isnan(a), np.isnan(b)
-    d = np.abs(ordered(np.where(nan_a, 0, a)) - ordered(np.where(nan_b, 0, b)))
-    return np.where(nan_a | nan_b, np.where(nan_a & nan_b, 0, 2 ** 40), d)
 
 
 #: The largest error, in ulps, against NumPy's float64 result rounded to float32.

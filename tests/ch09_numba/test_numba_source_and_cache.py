@@ -1,7 +1,5 @@
 """The generated source, the compiled form, and the on-disk compile cache."""
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -9,7 +7,7 @@ import numpy as np
 import minijax
 import minijax.numpy as jnp
 import minijax.backends.numba_cpu as numba_cpu
-from tests.ch09_numba.conftest import cpu_jit, lowering_of
+from tests.ch09_numba.conftest import cpu_jit, lowering_of, run_script
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
 
@@ -59,10 +57,7 @@ _SCRIPT = textwrap.dedent("""
 
 
 def _run(cache: str) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
-    out = subprocess.run([sys.executable, "-c", _SCRIPT, cache], capture_output=True,
-                         text=True, env=env, check=True)
-    return out.stdout.split()
+    return run_script(_SCRIPT, cache)
 
 
 def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):
