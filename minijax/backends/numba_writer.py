@@ -14,8 +14,14 @@ nested ones included, a distinct name, so the code reads like the jaxpr.
 
 A fused loop nest of at least :data:`PARALLEL_THRESHOLD` elements (with no
 reduction) runs its outer loop with ``prange``: the kernel is then compiled
-with ``parallel=True`` and Numba spreads that loop over threads. Smaller
-kernels stay serial: a parallel compile is about three times slower.
+with ``parallel`` on (for ``prange`` only, see :data:`_PARALLEL_DECORATOR`) and
+Numba spreads that loop over threads. Smaller kernels stay serial: a parallel
+compile is two to three times slower. Numba outlines the body of a ``prange``
+loop into a function of its own, types it again and compiles its machine code
+twice (in that function and in the kernel, which links it in); moving the body
+into a separate ``@njit`` function called from a small ``prange`` launcher was
+measured and is slower still, as every extra function level compiles the
+code it calls once more.
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import re
 import numpy as np
 
 from minijax.backends import fusion
-from minijax.backends.numba_calls import CALL_LOWERINGS
+from minijax.backends.numba_calls import CALL_LOWERINGS, copy_loops
 from minijax.backends.numba_scalar import (HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES, _Ctx, _kind, _minmax,
                                            cast, literal, np_dtype)
 from minijax.jaxpr import Literal, Var
@@ -34,10 +40,6 @@ __all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD"]
 
 #: Fused loop nests with at least this many elements run their outer loop in parallel.
 PARALLEL_THRESHOLD = 2 ** 16
-
-#: A parallel loop nest is cut into at most this many chunks of rows (a few per
-#: thread, so that a thread slowed down by another program delays little).
-PARALLEL_CHUNKS = 64
 
 
 _RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", "min",
@@ -53,7 +55,7 @@ class _KernelWriter:
         self.lines: list[str] = []
         self.helpers: set[str] = set()
         self.depth = 1
-        self.functions: list[str] = []  # the module-level functions of parallel nests
+        self.parallel = False  # set when a loop nest is written with prange
         self._counter = 0
 
     # --- small utilities ------------------------------------------------------------
@@ -176,7 +178,7 @@ class _KernelWriter:
                                         (rhs, [*rb, *rc, *rf], (B, K, N), "rhs")):
             x = self.atom(a)
             if perm != sorted(perm) and a.aval.shape:
-                x = f"{x}.transpose({tuple(perm)})"
+                x = self._transposed(x, a.aval, perm, f"{name}_{suffix}t")
             code = self.reshape_code(x, a.aval, shape3)
             if a.aval.dtype != dtype:
                 code = f"{code}.astype({np_dtype(dtype)})"
@@ -190,7 +192,7 @@ class _KernelWriter:
         if _kind(dtype) == "f" and M * N * K > 0:
             self.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
             self.emit(f"for i0 in range({B}):")
-            self.emit(f"    {name}_3d[i0] = np.dot({operands[0]}[i0], {operands[1]}[i0])")
+            self.emit(f"    np.dot({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])  # into {name}_3d[i0]")
         else:
             self.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
             self.emit(f"{self._helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
@@ -219,6 +221,16 @@ class _KernelWriter:
         self.emit(f"{name} = np.dot({operands[0]}, {operands[1]})")
         return True
 
+    def _transposed(self, x: str, aval, perm, name: str) -> str:
+        """A contiguous copy of ``x`` with its axes permuted, written as element
+        loops: ``x.transpose(perm)`` would compile Numba's tuple formatting
+        (seconds, the first time in a process) and still need a copy to reshape."""
+        shape = tuple(aval.shape[d] for d in perm)
+        self.emit(f"{name} = np.empty({shape}, dtype={np_dtype(aval.dtype)})")
+        copy_loops(self, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]",
+                   lambda i: f"{x}[{', '.join(i[perm.index(d)] for d in range(len(perm)))}]")
+        return name
+
     def _helper(self, name: str) -> str:
         self.helpers.add(name)
         return name
@@ -226,21 +238,13 @@ class _KernelWriter:
     # --- fused loop nests -----------------------------------------------------------
     def loop_nest(self, step: fusion.LoopNest, donors=None) -> None:
         """One fused loop nest; ``donors`` maps a store to the dead input whose
-        buffer it reuses (see :func:`fusion.buffer_donors`).
-
-        A nest of at least :data:`PARALLEL_THRESHOLD` elements without a
-        reduction becomes a function of its own, run over chunks of rows in
-        parallel (:meth:`parallel_nest`); the others are written here.
-        """
+        buffer it reuses (see :func:`fusion.buffer_donors`)."""
         donors = donors or {}
         shape, rank = tuple(step.shape), len(step.shape)
+        idx = [f"i{d}" for d in range(rank)]
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s)"
         if step.reduction is not None:
             what += f" into {step.reduction.primitive.name}"
-        size = int(np.prod(shape, dtype=np.int64))
-        parallel = rank and step.reduction is None and size >= PARALLEL_THRESHOLD
-        if parallel:
-            what += ", in parallel"
         self.emit(f"# --- {what}")
         for v in step.stores:
             if rank and v in donors:
@@ -248,29 +252,20 @@ class _KernelWriter:
                           f"{self.var(donors[v])} is not read after this loop")
             elif rank:
                 self.emit(f"{self.var(v)} = np.empty({shape}, dtype={np_dtype(v.aval.dtype)})")
-        if parallel:
-            self.parallel_nest(step, what)
-            return
-        reduce = _Reduction(self, step.reduction, [f"i{d}" for d in range(rank)]) \
-            if step.reduction is not None else None
+        reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
         if reduce:
             reduce.init()
-        self.nest_loops(step, [f"range({n})" for n in shape], reduce)
-        if reduce:
-            reduce.finish()
-
-    def nest_loops(self, step: fusion.LoopNest, ranges, reduce=None) -> None:
-        """The loops of a nest (``ranges``: one per dimension) and their body:
-        one scalar local per fused equation, a store per value used later."""
-        rank = len(step.shape)
-        idx = [f"i{d}" for d in range(rank)]
+        size = int(np.prod(shape, dtype=np.int64))
+        parallel = rank and reduce is None and size >= PARALLEL_THRESHOLD
+        self.parallel |= bool(parallel)
         for d in range(rank):
-            self.emit(f"for i{d} in {ranges[d]}:")
+            loop = "prange" if parallel and d == 0 else "range"
+            self.emit(f"for i{d} in {loop}({shape[d]}):")
             self.depth += 1
         local: dict = {}  # value -> its scalar name in the loop body
 
         def operand(a):
-            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, step.shape)
+            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, shape)
 
         for eqn in step.eqns:
             out = eqn.outvars[0]
@@ -283,41 +278,8 @@ class _KernelWriter:
         if reduce:
             reduce.update(operand(step.reduction.invars[0]))
         self.depth -= rank
-
-    def parallel_nest(self, step: fusion.LoopNest, what: str) -> None:
-        """A big nest as two module-level functions, called from here:
-
-        - ``nestK(inputs..., stores..., lo, hi)``: the nest over rows
-          ``lo..hi-1`` of its outer dimension, a plain serial loop (that LLVM
-          vectorizes like any other);
-        - ``nestK_parallel(inputs..., stores...)``: ``prange`` over chunks of
-          rows, calling ``nestK`` on each chunk.
-
-        Only the tiny launcher is compiled with ``parallel=True``: Numba's
-        parallel passes (which analyse and outline every array expression of
-        the function they compile) then see one loop whose body is a call,
-        instead of the whole kernel. The kernel compiles several times faster.
-        """
-        nest = self.fresh("nest")
-        params = ", ".join(self.var(v) for v in [*fusion.step_inputs(step), *step.stores])
-        rows = step.shape[0]
-        chunks = min(rows, PARALLEL_CHUNKS)
-        chunk = -(-rows // chunks)  # ceil: the last chunk may be shorter
-        chunks = -(-rows // chunk)
-        saved = self.lines, self.depth
-        self.lines, self.depth = [], 1
-        self.emit(f'"""The {what[:-len(", in parallel")]}, rows i0_lo..i0_hi-1."""')
-        self.nest_loops(step, ["range(i0_lo, i0_hi)", *[f"range({n})" for n in step.shape[1:]]])
-        body = self.lines
-        self.lines, self.depth = saved
-        self.functions.append("\n".join([_DECORATOR, f"def {nest}({params}, i0_lo, i0_hi):", *body]))
-        self.functions.append("\n".join([
-            _PARALLEL_DECORATOR,
-            f"def {nest}_parallel({params}):",
-            f'    """{nest} on {chunks} chunk(s) of {chunk} row(s), spread over threads."""',
-            f"    for chunk0 in prange({chunks}):",
-            f"        {nest}({params}, chunk0 * {chunk}, min({rows}, (chunk0 + 1) * {chunk}))"]))
-        self.emit(f"{nest}_parallel({params})")
+        if reduce:
+            reduce.finish()
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
@@ -428,7 +390,18 @@ def kernel_outputs(jaxpr) -> list:
 
 
 _DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy")'
-_PARALLEL_DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy", parallel=True)'
+#: The entry of a kernel with a ``prange`` loop. Numba's ``parallel=True`` also
+#: rewrites NumPy calls, array expressions and slice assignments into parallel
+#: loops ("parfors") and fuses them: analyses over the whole function that cost
+#: compile time (a second of the MLP step's 9 s) and that our kernels do not
+#: need, as every big elementwise loop is already a ``prange``. So only
+#: ``prange`` is switched on.
+_PARALLEL_DECORATOR = (
+    "# Only the prange loops run in parallel: Numba's other rewrites of parallel=True\n"
+    "# (NumPy calls, array expressions, slice assignments) are off: they cost compile time.\n"
+    '@njit(nogil=True, cache=True, error_model="numpy",\n'
+    "      parallel=dict(prange=True, numpy=False, setitem=False, reduction=False,\n"
+    "                    comprehension=False, inplace_binop=False, stencil=False, fusion=False))")
 
 
 def _helper_decorator(name: str) -> str:
@@ -448,14 +421,12 @@ def generate_source(plan: fusion.KernelPlan, name: str) -> str:
     body = writer.write()
     jaxpr_text = "\n".join("    " + line for line in str(plan.closed_jaxpr).splitlines())
     plan_text = "\n".join("    " + line for line in str(plan).splitlines())
-    parallel = bool(writer.functions)
     parts = [
         f'"""Kernel for jit({name}), generated by minijax.backends.numba_cpu.\n\n'
         f"The jaxpr:\n\n{jaxpr_text}\n\nThe plan:\n\n{plan_text}\n\"\"\"",
         "import math\n\nimport numpy as np\nfrom numba import njit"
-        + (", prange" if parallel else ""),
+        + (", prange" if writer.parallel else ""),
     ]
     parts += [f"{_helper_decorator(h)}{HELPERS[h].rstrip()}" for h in sorted(writer.helpers)]
-    parts += writer.functions
-    parts.append(f"{_DECORATOR}\n{body}")
+    parts.append(f"{_PARALLEL_DECORATOR if writer.parallel else _DECORATOR}\n{body}")
     return "\n\n\n".join(parts) + "\n"

@@ -278,7 +278,7 @@ def test_prange_for_large_elementwise_kernels_only():
         return jnp.tanh(x) * 2 + x.sum(), x[:2, :2] + 1  # a big and a small loop nest
     f_jit = cpu_jit(f)
     text = source(f_jit, big)
-    assert "parallel=True" in text and text.count("prange(") == 1
+    assert "parallel=dict(prange=True" in text and text.count("prange(") == 1
     assert f"for i0 in prange({n}):" in text
     y, small = f_jit(big)
     x = big.astype(np.float64)
