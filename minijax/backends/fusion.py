@@ -390,7 +390,8 @@ def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=froze
     (``dtype_ok``), and extended ones such as PRNG keys (``extended_ok``,
     given the dtype and the equations that read or write a value of it).
     """
-    closed_jaxpr = hoist_consts(_dead_code_elimination(inline_calls(closed_jaxpr)))
+    closed_jaxpr = hoist_consts(_fold_transposed_products(
+        _dead_code_elimination(inline_calls(closed_jaxpr))))
     jaxpr = closed_jaxpr.jaxpr
     names = _names(jaxpr)
     unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok)
@@ -403,6 +404,49 @@ def sub_plan(plan: KernelPlan, closed_jaxpr: ClosedJaxpr) -> KernelPlan:
     """The plan of a jaxpr nested in ``plan``'s (a loop body, a branch): its own
     steps, fused the same way, and the names of the enclosing plan."""
     return KernelPlan(closed_jaxpr, _group(closed_jaxpr.jaxpr), [], plan.names)
+
+
+def _fold_transposed_products(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``c = dot_general a b; d = transpose[(1, 0)] c`` becomes ``d = dot_general b a``.
+
+    Reverse-mode AD writes this pair for every matrix product (the transpose
+    rule of ``dot_general`` puts the product's dimensions back in order), and
+    the copy costs a full pass over the result. A product of matrices with one
+    free dimension on each side, transposed, is the product with the operands
+    swapped (``(A B)^T = B^T A^T``); BLAS reads the operands' transposes for
+    free. Done when the transpose is the product's only reader (top level only).
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    uses = Counter(a for e in jaxpr.eqns for a in e.invars if isinstance(a, Var))
+    uses.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    products = {e.outvars[0]: e for e in jaxpr.eqns if _swappable_product(e)}
+    folded, eqns = set(), []
+    for eqn in jaxpr.eqns:
+        src = eqn.invars[0] if eqn.invars else None
+        if (eqn.primitive.name == "transpose" and tuple(eqn.params["permutation"]) == (1, 0)
+                and src in products and uses[src] == 1):
+            dot = products[src]
+            (lc, rc), batch = dot.params["dimension_numbers"]
+            params = {**dot.params, "dimension_numbers": ((rc, lc), batch)}
+            eqns.append(dot.replace(invars=dot.invars[::-1], outvars=eqn.outvars,
+                                    params=params))
+            folded.add(id(dot))
+        else:
+            eqns.append(eqn)
+    if not folded:
+        return closed_jaxpr
+    eqns = [e for e in eqns if id(e) not in folded]
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts)
+
+
+def _swappable_product(eqn) -> bool:
+    """A ``dot_general`` without batch dimensions and one free dimension per side."""
+    if eqn.primitive.name != "dot_general":
+        return False
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = eqn.invars
+    return (not lb and not rb and len(lhs.aval.shape) - len(lc) == 1
+            and len(rhs.aval.shape) - len(rc) == 1)
 
 
 def _dead_code_elimination(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:

@@ -92,3 +92,18 @@ def test_batched_dot_with_a_transposed_operand(dtype):
     out = np.asarray(jitted(a, b))
     assert out.dtype == dtype and out.shape == (2, 3, 5)
     np.testing.assert_allclose(out, expected.astype(dtype), rtol=1e-5, atol=1e-5)
+
+
+def test_a_transposed_product_is_the_product_of_the_swapped_operands():
+    """grad of ``x @ w`` w.r.t. ``w`` is ``(g^T x)^T``-shaped work: reverse mode writes
+    a dot_general and a transpose; the plan folds them into one product (no copy)."""
+    import minijax
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    w = np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(3, 2)
+    loss = lambda w, x: jnp.sum(jnp.tanh(x @ w))  # noqa: E731
+    jitted = cpu_jit(minijax.grad(loss))
+    assert not is_fallback(jitted, w, x)
+    text = jitted.lower(w, x).as_text()
+    assert "transpose" not in text.split("The plan:")[1]
+    expected = x.astype(np.float64).T @ (1 - np.tanh(x.astype(np.float64) @ w) ** 2)
+    np.testing.assert_allclose(np.asarray(jitted(w, x)), expected, rtol=1e-5)
