@@ -113,6 +113,7 @@ MODULES = {
     "minijax.backends.numba_writer": 9,
     "minijax.backends.numba_math": 9,
     "minijax.backends.numba_trig": 9,
+    "minijax.backends.numba_tiered": 9,
     "minijax.backends.numba_control_flow": 9,
     "minijax.backends.numba_indexing": 9,
     "minijax.backends.numba_linalg": 9,

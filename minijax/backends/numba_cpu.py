@@ -56,6 +56,7 @@ from minijax.backends import (numba_control_flow, numba_indexing, numba_linalg, 
                               numba_math, numba_scalar_more, numba_trig)
 from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_plan
 from minijax.backends.numba_scalar import SCALAR_RULES
+from minijax.backends.numba_tiered import TieredExecutable, background_compile_option, is_cached
 from minijax.backends.numba_writer import _entry_name, generate_source, kernel_outputs
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
 from minijax.buffers import Buffer
@@ -381,6 +382,16 @@ class NumbaCPUBackend(Backend):
     def compile(self, lowering, **options):
         if isinstance(lowering, InterpreterLowering):
             return InterpreterExecutable(lowering)
+        if background_compile_option.value:
+            module = load_module(lowering.source)
+            if not is_cached(module):  # warm: loading is faster than interpreting
+                interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
+                                               "being compiled in the background")
+                return TieredExecutable(lowering, interpreted, module,
+                                        lambda: self._compile_now(lowering))
+        return self._compile_now(lowering)
+
+    def _compile_now(self, lowering):
         try:
             return NumbaExecutable(lowering)
         except Exception as e:  # a bug in code generation must not break the program
