@@ -335,7 +335,8 @@ class NumbaExecutable(Executable):
         or with ``assembly=True`` its machine code (``inspect_asm``)."""
         kernel = self.kernel
         if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
-            kernel = numba.njit(**kernel.targetoptions)(kernel.py_func)
+            options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
+            kernel = numba.njit(**options)(kernel.py_func)  # njit implies nopython
             kernel.compile(self.signature)
         if assembly:
             return kernel.inspect_asm(self.signature)
