@@ -17,7 +17,7 @@ import numpy as np
 from minijax.backends import fusion
 from minijax.backends.numba_scalar import (HELPERS, SCALAR_RULES, _binop, _Ctx, _minmax,
                                            cast, literal, np_dtype)
-from minijax.jaxpr import Literal, Var
+from minijax.jaxpr import Var
 
 __all__ = ["CALL_LOWERINGS", "make_plan"]
 
@@ -57,6 +57,14 @@ def _data(aval) -> tuple[tuple, str]:
     return tuple(aval.shape), np_dtype(aval.dtype)
 
 
+def permuted_copy(w, name: str, x: str, shape, dtype: str, perm, comment=None) -> None:
+    """Emit ``name``, a new C-contiguous array of ``shape``: ``x`` with its axes
+    permuted by ``perm`` (``name[i] = x[i permuted back]``), as element loops."""
+    w.emit(f"{name} = np.empty({tuple(shape)}, dtype={dtype})", comment)
+    copy_loops(w, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]",
+               lambda i: f"{x}[{', '.join(i[perm.index(d)] for d in range(len(perm)))}]")
+
+
 def _transpose(w, eqn, x):
     perm = tuple(eqn.params["permutation"])
     if perm == tuple(range(len(perm))):
@@ -64,9 +72,7 @@ def _transpose(w, eqn, x):
     perm += (len(perm),) if _is_threefry_key(eqn.invars[0].aval.dtype) else ()
     name = w.var(eqn.outvars[0])
     shape, dtype = _data(eqn.outvars[0].aval)
-    w.emit(f"{name} = np.empty({shape}, dtype={dtype})", w.text(eqn))
-    copy_loops(w, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]",
-               lambda i: f"{x}[{', '.join(i[perm.index(d)] for d in range(len(perm)))}]")
+    permuted_copy(w, name, x, shape, dtype, perm, w.text(eqn))
     return None
 
 

@@ -31,9 +31,9 @@ import re
 import numpy as np
 
 from minijax.backends import fusion
-from minijax.backends.numba_calls import CALL_LOWERINGS, copy_loops
-from minijax.backends.numba_scalar import (HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES, _Ctx, _kind, _minmax,
-                                           cast, literal, np_dtype)
+from minijax.backends.numba_calls import CALL_LOWERINGS, permuted_copy
+from minijax.backends.numba_scalar import (HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES, _Ctx,
+                                           _kind, _minmax, cast, literal, np_dtype)
 from minijax.jaxpr import Literal, Var
 
 __all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD"]
@@ -226,9 +226,7 @@ class _KernelWriter:
         loops: ``x.transpose(perm)`` would compile Numba's tuple formatting
         (seconds, the first time in a process) and still need a copy to reshape."""
         shape = tuple(aval.shape[d] for d in perm)
-        self.emit(f"{name} = np.empty({shape}, dtype={np_dtype(aval.dtype)})")
-        copy_loops(self, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]",
-                   lambda i: f"{x}[{', '.join(i[perm.index(d)] for d in range(len(perm)))}]")
+        permuted_copy(self, name, x, shape, np_dtype(aval.dtype), perm)
         return name
 
     def _helper(self, name: str) -> str:
