@@ -261,17 +261,18 @@ def buffer_donors(steps, live_out) -> dict:
     ``live_out``: the values used after these steps (the kernel's or a body's
     outputs). Returns ``{step index: {store: donor}}``.
     """
-    last_use = {v: i for i, step in enumerate(steps) for v in step_inputs(step)}
+    inputs = [step_inputs(step) for step in steps]
+    last_use = {v: i for i, ins in enumerate(inputs) for v in ins}
     last_use.update({v: len(steps) for v in live_out if isinstance(v, Var)})
-    for step in reversed(steps):  # a view keeps its base alive
+    for step, ins in zip(reversed(steps), reversed(inputs)):  # a view keeps its base alive
         if isinstance(step, Call):
             end = max((last_use.get(v, -1) for v in step.eqn.outvars), default=-1)
-            for v in step_inputs(step):
+            for v in ins:
                 last_use[v] = max(last_use.get(v, -1), end)
     allocated, donors = set(), {}
-    for i, step in enumerate(steps):
+    for i, (step, ins) in enumerate(zip(steps, inputs)):
         if isinstance(step, LoopNest) and step.shape:
-            free = [v for v in step_inputs(step) if v in allocated and last_use.get(v) == i
+            free = [v for v in ins if v in allocated and last_use.get(v) == i
                     and tuple(v.aval.shape) == tuple(step.shape)]
             for c in step.stores:
                 b = next((v for v in free if v.aval.dtype == c.aval.dtype

@@ -326,11 +326,6 @@ KEY_OK = frozenset("""
     gather split unstack stack tile
     """.split())
 
-#: Whether the backend turns key data returned by a kernel into typed keys
-#: (``numba_cpu._as_keys`` does); a backend that cannot would set it False.
-KERNEL_RETURNS_KEYS = True
-
-
 def _is_threefry_key(dtype) -> bool:
     """A typed PRNG key of chapter 13's threefry (stored as two uint32 words)."""
     return (getattr(dtype, "extended", False)
@@ -360,11 +355,6 @@ def make_plan(closed_jaxpr) -> fusion.KernelPlan:
         return plan
     jaxpr = plan.closed_jaxpr.jaxpr
     problems = [p for e in _all_eqns(jaxpr) if (p := _complex_problem(e)) is not None]
-    given = set(jaxpr.invars) | set(jaxpr.constvars)
-    if not KERNEL_RETURNS_KEYS and any(
-            isinstance(v, Var) and v not in given and _is_threefry_key(v.aval.dtype)
-            for v in jaxpr.outvars):
-        problems.append("key-typed outputs")
     if problems:
         return fusion.KernelPlan(plan.closed_jaxpr, [], list(dict.fromkeys(problems)),
                                  plan.names)
