@@ -379,10 +379,13 @@ def _scipy_special(name: str):
     return f
 
 
+_expit, _psi, _erfinv = (_scipy_special(n) for n in ("expit", "psi", "erfinv"))
+
+
 # --- exponentials, logarithms, roots ---------------------------------------------------
 def _logistic_impl(x):
     if np.issubdtype(x.dtype, np.floating):
-        return _scipy_special("expit")(x)  # no overflow for large negative x
+        return _expit(x)  # no overflow for large negative x
     return 1 / (1 + np.exp(-x))
 
 
@@ -534,7 +537,7 @@ def atanh(x):
 # --- special functions ------------------------------------------------------------------
 def _digamma_impl(x):
     pole = (x <= 0) & (x == np.floor(x))  # XLA gives NaN at 0 and the negative integers
-    return np.where(pole, np.nan, _scipy_special("psi")(x))
+    return np.where(pole, np.nan, _psi(x))
 
 
 erf_p = unop("erf", _in_float64(_scipy_special("erf")), FLOAT)
@@ -562,7 +565,7 @@ def _fma_horner(coeffs, w: np.ndarray) -> np.ndarray:
 
 def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float64:
-        return _scipy_special("erfinv")(x)
+        return _erfinv(x)
     x32 = x.astype(np.float32)
     with np.errstate(all="ignore"):
         w = (-np.log1p((-x32 * x32).astype(np.float64))).astype(np.float32)
