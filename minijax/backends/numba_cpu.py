@@ -56,7 +56,6 @@ from minijax.backends import (numba_control_flow, numba_indexing, numba_linalg, 
                               numba_math, numba_scalar_more, numba_trig)
 from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_plan
 from minijax.backends.numba_scalar import SCALAR_RULES
-from minijax.backends.numba_tiered import TieredExecutable, background_compile_option, is_cached
 from minijax.backends.numba_writer import _entry_name, generate_source, kernel_outputs
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
 from minijax.buffers import Buffer
@@ -82,6 +81,9 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 
 import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
+
+from minijax.backends.numba_tiered import (  # noqa: E402  (imports Numba too)
+    TieredExecutable, background_compile_option, is_cached)
 
 
 def _start_numba() -> None:
@@ -204,13 +206,18 @@ def _numba_type(aval):
     return types.Array(dtype, len(aval.shape), "C", readonly=True)
 
 
-def compile_kernel(source: str, fn_name: str, in_avals):
-    """Load the module and compile its entry function for ``in_avals``.
+def kernel_signature(plan) -> tuple:
+    """The Numba types of the entry function's parameters: constants, then inputs."""
+    jaxpr = plan.closed_jaxpr.jaxpr
+    return tuple(_numba_type(v.aval) for v in [*jaxpr.constvars, *jaxpr.invars])
+
+
+def compile_kernel(source: str, fn_name: str, signature):
+    """Load the module and compile its entry function for ``signature``.
 
     Returns ``(dispatcher, signature, cache_hit)``. A corrupt Numba cache
     entry is deleted and the kernel compiled again.
     """
-    signature = tuple(_numba_type(a) for a in in_avals)
     for attempt in range(2):
         module = load_module(source)
         dispatcher = getattr(module, fn_name)
@@ -294,7 +301,7 @@ class NumbaExecutable(Executable):
         closed = lowering.plan.closed_jaxpr
         jaxpr = closed.jaxpr
         self.kernel, self.signature, self.cache_hit = compile_kernel(
-            lowering.source, lowering.fn_name, [v.aval for v in [*jaxpr.constvars, *jaxpr.invars]])
+            lowering.source, lowering.fn_name, kernel_signature(lowering.plan))
         self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
         self._const_avals = [v.aval for v in jaxpr.constvars]
         computed = kernel_outputs(jaxpr)
@@ -389,6 +396,7 @@ class NumbaCPUBackend(Backend):
                 interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
                                                "being compiled in the background")
                 return TieredExecutable(lowering, interpreted, module,
+                                        kernel_signature(lowering.plan),
                                         lambda: self._compile_now(lowering))
         return self._compile_now(lowering)
 

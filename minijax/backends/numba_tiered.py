@@ -39,10 +39,10 @@ import subprocess
 import sys
 import threading
 
-import numpy as np
+from numba import types
+from numba.np.numpy_support import as_dtype
 
 from minijax.backends.interpreter import InterpreterExecutable
-from minijax.backends.numba_calls import _is_threefry_key
 from minijax.backends.registry import Executable
 from minijax.config import bool_state
 
@@ -98,31 +98,31 @@ def is_cached(module) -> bool:
         return False
 
 
-def _aval_spec(aval) -> tuple[str, int]:
-    """An input's type for the child: dtype and rank (keys: their uint32 key data)."""
-    if _is_threefry_key(aval.dtype):
-        return "uint32", len(aval.shape) + 1
-    return np.dtype(aval.dtype).str, len(aval.shape)
+def _type_spec(numba_type) -> tuple[str, int]:
+    """A parameter's Numba type, for the child: its NumPy dtype and its rank."""
+    if isinstance(numba_type, types.Array):
+        return as_dtype(numba_type.dtype).str, numba_type.ndim
+    return as_dtype(numba_type).str, 0
 
 
 class TieredExecutable(Executable):
     """The interpreter now, the compiled kernel once the child has built it.
 
+    ``signature`` holds the Numba types of the entry function's parameters;
     ``compiled`` is a function making the compiled executable (it loads the
     kernel from the disk cache once the child is done).
     """
 
-    def __init__(self, lowering, interpreted_lowering, module, compiled):
+    def __init__(self, lowering, interpreted_lowering, module, signature, compiled):
         super().__init__(lowering)
         self._slow = InterpreterExecutable(interpreted_lowering)
         self._compiled = compiled
         self._fast = None
         self._proc = None
         self._lock = threading.Lock()
-        jaxpr = lowering.plan.closed_jaxpr.jaxpr
-        avals = [_aval_spec(v.aval) for v in [*jaxpr.constvars, *jaxpr.invars]]
+        specs = [_type_spec(t) for t in signature]
         self._command = [sys.executable, "-c", _CHILD, module.__file__, module.__name__,
-                         lowering.fn_name, json.dumps(avals)]
+                         lowering.fn_name, json.dumps(specs)]
         self._start(force=False)
 
     def _start(self, force: bool) -> None:
