@@ -10,6 +10,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from minijax.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
+from tests.ch07_reverse_ad.conftest import per_element_derivatives
 
 cp = checkpoint_policies
 
@@ -54,14 +55,7 @@ def test_gradients_equal_the_uncheckpointed_ones(policy):
                                jax.grad(sin_sin)(0.7), rtol=1e-6)
 
 
-@pytest.mark.parametrize("transform", [
-    lambda f: jax.vmap(jax.grad(f)),
-    lambda f: jax.jit(jax.vmap(jax.grad(f))),
-    lambda f: jax.grad(lambda x: jnp.sum(jax.vmap(f)(x))),
-    lambda f: jax.vmap(jax.grad(jax.jit(f))),
-    lambda f: jax.jacrev(f),
-    lambda f: jax.jacfwd(f),
-], ids=["vmap_grad", "jit_vmap_grad", "grad_vmap", "vmap_grad_jit", "jacrev", "jacfwd"])
+@per_element_derivatives
 def test_checkpoint_under_transformations(transform):
     xs = np.array([0.1, 0.5, 1.0], np.float32)
     out = np.asarray(transform(checkpoint(sin_sin))(xs))

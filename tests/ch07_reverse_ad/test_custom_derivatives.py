@@ -11,6 +11,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from minijax.custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
+from tests.ch07_reverse_ad.conftest import per_element_derivatives
 
 float0 = jax.dtypes.float0
 
@@ -64,14 +65,7 @@ def test_custom_jvp_rule_is_used_by_grad():
     np.testing.assert_allclose(jax.vmap(jax.grad(log1pexp))(XS), LOG1PEXP_GRADS, rtol=1e-6)
 
 
-@pytest.mark.parametrize("transform", [
-    lambda g: jax.vmap(jax.grad(g)),
-    lambda g: jax.jit(jax.vmap(jax.grad(g))),
-    lambda g: jax.grad(lambda x: jnp.sum(jax.vmap(g)(x))),
-    lambda g: jax.vmap(jax.grad(jax.jit(g))),
-    lambda g: jax.jacrev(g),
-    lambda g: jax.jacfwd(g),
-], ids=["vmap_grad", "jit_vmap_grad", "grad_vmap", "vmap_grad_jit", "jacrev", "jacfwd"])
+@per_element_derivatives
 def test_custom_jvp_under_transformations(transform):
     out = np.asarray(transform(log1pexp)(XS))
     diag = np.diagonal(out) if out.ndim == 2 else out
