@@ -4,7 +4,9 @@ Every benchmark prints minijax beside NumPy and, when it can be imported,
 real JAX (never a dependency of minijax: run a benchmark with an
 interpreter that has JAX installed and ``PYTHONPATH=.`` to get its column).
 Times are medians over repeated calls after a warm-up call (which traces and
-compiles); ratios are minijax's time divided by the other's, so below 1
+compiles); minijax and JAX are timed in turns, a block of calls each
+(``interleaved_medians``), so that the machine's drift does not fall on one
+of them; ratios are minijax's time divided by the other's, so below 1
 means minijax is faster.
 """
 from __future__ import annotations
@@ -26,6 +28,37 @@ def median_time(fn, *, min_runs: int = 10, min_seconds: float = 0.5) -> float:
         if len(times) >= 2000:
             break
     return statistics.median(times)
+
+
+def interleaved_medians(fns: dict, *, rounds: int = 7, block_seconds: float = 0.15,
+                        settle_seconds: float = 0.25) -> dict:
+    """Median seconds of each of ``fns`` (name -> callable), timed in turns.
+
+    Round after round, each contender runs a block of calls (about
+    ``block_seconds``): a machine whose speed drifts (a neighbour's job, the
+    clock) then slows every contender alike, and the ratios stay honest. The
+    calls of the first ``settle_seconds`` of each block are not counted: the
+    previous contender's worker threads (OpenMP, OpenBLAS's spin for up to a
+    tenth of a second, XLA's pool) may still be spinning on the cores.
+    Each is warmed up first.
+    """
+    for fn in fns.values():
+        fn()
+    times: dict = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            settle = time.perf_counter()
+            while time.perf_counter() - settle < settle_seconds:
+                fn()  # the hand-over, not counted
+            start = time.perf_counter()
+            while True:
+                t0 = time.perf_counter()
+                fn()
+                t1 = time.perf_counter()
+                times[name].append(t1 - t0)
+                if t1 - start >= block_seconds:
+                    break
+    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def import_jax():
@@ -81,16 +114,20 @@ def compare(title: str, program, np_args: tuple, numpy_fn=None, *,
 
     args = [minijax.device_put(a) for a in np_args]
     fast = minijax_jit(program(mjnp))
-    times = {"minijax": median_time(lambda: block(fast(*args)))}
+    contenders = {"minijax": lambda: block(fast(*args))}
+    jax = import_jax()
+    if jax is not None:  # timed in turns with minijax: their ratio is the target
+        jf = jax.jit(program(jax.numpy))
+        jargs = [jax.device_put(a) for a in np_args]
+        contenders["jax"] = lambda: jax.block_until_ready(jf(*jargs))
+    paired = interleaved_medians(contenders)
+    times = {"minijax": paired["minijax"]}
     if interpreter:
         slow = minijax_jit(program(mjnp), backend="interpreter")
         times["minijax interpreter"] = median_time(lambda: block(slow(*args)), min_runs=3)
     if numpy_fn is not None:
         times["numpy"] = median_time(lambda: numpy_fn(*np_args))
-    jax = import_jax()
     if jax is not None:
-        jf = jax.jit(program(jax.numpy))
-        jargs = [jax.device_put(a) for a in np_args]
-        times["jax"] = median_time(lambda: jax.block_until_ready(jf(*jargs)))
+        times["jax"] = paired["jax"]
     report(title, times)
     return times

@@ -70,14 +70,18 @@ logger = logging.getLogger(__name__)
 
 # Kernels with ``prange`` loops run on Numba's OpenMP threads; matrix products
 # run on OpenBLAS's threads. By default OpenMP's threads spin for a while after
-# each parallel loop, waiting for the next one, and on a 2-core machine they
-# then steal the cores OpenBLAS needs: a 1000x1000 matmul followed by a prange
-# loop took 20 ms instead of 10 (bench/bench_w3_dot.py; the MLP step of
-# bench_w4 28 ms instead of 5). A *passive* wait makes them sleep at once.
-# libgomp reads this when Numba first loads it (the first parallel kernel), so
-# setting it here, at import, is early enough; a user's own setting wins.
+# each parallel loop (300,000 rounds), waiting for the next one, and on a
+# 2-core machine they then steal the cores OpenBLAS needs: a 1000x1000 matmul
+# followed by a prange loop took 20 ms instead of 10 (bench/bench_w3_dot.py;
+# the MLP step of bench_w4 28 ms instead of 5). Sleeping at once (a passive
+# wait) cures that but makes every parallel loop pay for waking its threads
+# (selu on 1e6 floats: 0.45 ms against 0.36). A *short* spin of 1,000 rounds
+# (libgomp's own choice when threads outnumber cores) keeps the quick hand-over
+# and gives the cores back before BLAS needs them. libgomp reads this when
+# Numba first loads it (the first parallel kernel), so setting it here, at
+# import, is early enough; a user's own setting wins.
 if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = "1000"
 
 import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
