@@ -56,7 +56,8 @@ from minijax.backends import (numba_control_flow, numba_indexing, numba_linalg, 
                               numba_math, numba_scalar_more, numba_trig)
 from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_plan
 from minijax.backends.numba_scalar import SCALAR_RULES
-from minijax.backends.numba_writer import _entry_name, generate_source, kernel_outputs
+from minijax.backends.numba_writer import (_entry_name, generate_source, helper_library_source,
+                                           kernel_outputs, use_helper_library)
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
 from minijax.buffers import Buffer
 from minijax.config import optional_string_state
@@ -136,9 +137,22 @@ def clear_cache() -> None:
     _modules.clear()
 
 
-def _module_name(source: str) -> str:
+def _module_name(source: str, prefix: str = "minijax_kernel_") -> str:
     key = f"{source}\n{numba.__version__}\n{sys.version}".encode()
-    return "minijax_kernel_" + hashlib.sha256(key).hexdigest()[:24]
+    return prefix + hashlib.sha256(key).hexdigest()[:24]
+
+
+#: The helper module all kernels import from (``numba_writer.helper_library_source``):
+#: written, like a kernel, into the cache directory under the hash of its source.
+_HELPER_LIBRARY: dict[str, str] = {}
+
+
+def _set_up_helper_library() -> None:
+    """Name the shared helper module; kernels generated from now on import from it."""
+    source = helper_library_source()
+    name = _module_name(source, prefix="minijax_helpers_")
+    _HELPER_LIBRARY.update(source=source, name=name)
+    use_helper_library(name)
 
 
 def _writable_cache_dir() -> str:
@@ -172,13 +186,17 @@ def _purge_numba_cache(directory: str, mod_name: str) -> None:
                     pass
 
 
-def load_module(source: str):
+def load_module(source: str, prefix: str = "minijax_kernel_"):
     """Import the kernel module for ``source``: from memory, from disk, or written now.
 
     The file is named by the hash of its source, so a file with the right
-    name and the wrong contents is corrupt: it is rewritten.
+    name and the wrong contents is corrupt: it is rewritten. A kernel that
+    imports the shared helper module gets that module loaded first.
     """
-    mod_name = _module_name(source)
+    library = _HELPER_LIBRARY.get("name")
+    if library and prefix != "minijax_helpers_" and f"from {library} import" in source:
+        load_module(_HELPER_LIBRARY["source"], prefix="minijax_helpers_")
+    mod_name = _module_name(source, prefix)
     with _lock:
         module = _modules.get(mod_name)
         if module is not None:
@@ -199,6 +217,14 @@ def load_module(source: str):
         spec.loader.exec_module(module)
         _modules[mod_name] = module
         return module
+
+
+def _forget(mod_name: str) -> None:
+    """Drop a loaded module and Numba's disk cache of it (a corrupt cache entry)."""
+    module = _modules.pop(mod_name, None)
+    sys.modules.pop(mod_name, None)
+    if module is not None:
+        _purge_numba_cache(os.path.dirname(module.__file__), mod_name)
 
 
 def _numba_type(aval):
@@ -233,9 +259,9 @@ def compile_kernel(source: str, fn_name: str, signature):
                 raise
             logger.warning("minijax: recompiling %s after a failure to load it from the "
                            "cache", module.__name__, exc_info=True)
-            _purge_numba_cache(os.path.dirname(module.__file__), module.__name__)
-            _modules.pop(module.__name__, None)
-            sys.modules.pop(module.__name__, None)
+            _forget(module.__name__)
+            if _HELPER_LIBRARY.get("name") in _modules:  # its helpers may be the corrupt part
+                _forget(_HELPER_LIBRARY["name"])
     hit = sum(dispatcher.stats.cache_hits.values()) > 0
     return dispatcher, signature, hit
 
@@ -399,9 +425,11 @@ class NumbaCPUBackend(Backend):
             if not is_cached(module):  # warm: loading is faster than interpreting
                 interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
                                                "being compiled in the background")
+                library = _modules.get(_HELPER_LIBRARY.get("name"))
                 return TieredExecutable(lowering, interpreted, module,
                                         kernel_signature(lowering.plan),
-                                        lambda: self._compile_now(lowering))
+                                        lambda: self._compile_now(lowering),
+                                        helper_module=library)
         return self._compile_now(lowering)
 
     def _compile_now(self, lowering):
@@ -422,6 +450,7 @@ PRIORITY = 1
 
 
 def _register() -> None:
+    _set_up_helper_library()
     from minijax.jit import register_cache
     register_cache(clear_cache)
     register_backend("cpu", NumbaCPUBackend(), priority=PRIORITY)

@@ -61,10 +61,15 @@ import importlib.util, json, sys
 import numpy as np
 from numba import from_dtype, types
 path, mod_name, fn_name, avals = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-spec = importlib.util.spec_from_file_location(mod_name, path)
-module = importlib.util.module_from_spec(spec)
-sys.modules[mod_name] = module
-spec.loader.exec_module(module)
+def load(name, file):
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+if len(sys.argv) > 6:  # the shared helper module the kernel imports from
+    load(sys.argv[5], sys.argv[6])
+module = load(mod_name, path)
 def numba_type(dtype, ndim):
     scalar = from_dtype(np.dtype(dtype))
     return types.Array(scalar, ndim, "C", readonly=True) if ndim else scalar
@@ -110,10 +115,12 @@ class TieredExecutable(Executable):
 
     ``signature`` holds the Numba types of the entry function's parameters;
     ``compiled`` is a function making the compiled executable (it loads the
-    kernel from the disk cache once the child is done).
+    kernel from the disk cache once the child is done); ``helper_module``, the
+    shared helper module the kernel imports from, which the child loads first.
     """
 
-    def __init__(self, lowering, interpreted_lowering, module, signature, compiled):
+    def __init__(self, lowering, interpreted_lowering, module, signature, compiled,
+                 helper_module=None):
         super().__init__(lowering)
         self._slow = InterpreterExecutable(interpreted_lowering)
         self._compiled = compiled
@@ -123,6 +130,8 @@ class TieredExecutable(Executable):
         specs = [_type_spec(t) for t in signature]
         self._command = [sys.executable, "-c", _CHILD, module.__file__, module.__name__,
                          lowering.fn_name, json.dumps(specs)]
+        if helper_module is not None:
+            self._command += [helper_module.__name__, helper_module.__file__]
         self._start(force=False)
 
     def _start(self, force: bool) -> None:

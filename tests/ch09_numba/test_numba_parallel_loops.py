@@ -52,10 +52,16 @@ def test_a_big_fused_kernel_runs_its_outer_loop_with_prange():
 
 
 def test_every_function_keeps_its_njit_options():
-    decorators = re.findall(r"@njit\([^)]*\)", WAVE_SRC)
+    imported = re.search(r"^from (minijax_helpers_\w+) import (.*)$", WAVE_SRC, re.M)
+    assert imported, "the kernel imports its helpers from the shared module"
+    assert {"_exp32", "_sin_end", "_tanh32"} <= set(imported.group(2).split(", "))
+    library = numba_writer.helper_library_source()
+    decorators = re.findall(r"@njit\([^)]*\)", WAVE_SRC) + re.findall(r"@njit\([^)]*\)", library)
     assert len(decorators) >= 2  # the helpers (sin, exp, tanh) and the entry
     for d in decorators:
         assert 'nogil=True, cache=True, error_model="numpy"' in d
+    assert "parallel" not in library  # helpers stay serial
+    assert re.search(r'fastmath=\{"contract"\}\)\ndef _exp32\(', library)
 
 
 def test_a_big_loop_nest_inside_fori_loop():
