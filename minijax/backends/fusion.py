@@ -391,8 +391,8 @@ def make_plan(closed_jaxpr: ClosedJaxpr, *, elementwise=ELEMENTWISE, calls=froze
     (``dtype_ok``), and extended ones such as PRNG keys (``extended_ok``,
     given the dtype and the equations that read or write a value of it).
     """
-    closed_jaxpr = hoist_consts(_fold_transposed_products(
-        _dead_code_elimination(inline_calls(closed_jaxpr))))
+    closed_jaxpr = hoist_consts(_fold_transposed_operands(_fold_transposed_products(
+        _dead_code_elimination(inline_calls(closed_jaxpr)))))
     jaxpr = closed_jaxpr.jaxpr
     names = _names(jaxpr)
     unsupported = _unsupported(jaxpr, elementwise, calls, dot, dtype_ok, extended_ok)
@@ -438,6 +438,37 @@ def _fold_transposed_products(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
         return closed_jaxpr
     eqns = [e for e in eqns if id(e) not in folded]
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts)
+
+
+def _fold_transposed_operands(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``t = transpose[(1, 0)] y; c = dot_general t b`` becomes a product of ``y``
+    itself, contracted on its other dimension.
+
+    ``x.T @ b`` traces as a transpose and then a product; BLAS reads a
+    transposed operand for free (a flag), so the copy the transpose would make
+    is dropped. The transpose stays if something else reads it (top level only).
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    transposes = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+                  if e.primitive.name == "transpose" and tuple(e.params["permutation"]) == (1, 0)}
+    changed, eqns = False, []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "dot_general" and not eqn.params["dimension_numbers"][1][0]:
+            (lc, rc), batch = eqn.params["dimension_numbers"]
+            invars, dims = list(eqn.invars), [list(lc), list(rc)]
+            for side in (0, 1):
+                src = transposes.get(invars[side]) if isinstance(invars[side], Var) else None
+                if src is not None and len(dims[side]) == 1:
+                    invars[side], dims[side] = src, [1 - dims[side][0]]
+            if invars != list(eqn.invars):
+                params = {**eqn.params, "dimension_numbers": ((tuple(dims[0]), tuple(dims[1])),
+                                                               batch)}
+                eqn = eqn.replace(invars=invars, params=params)
+                changed = True
+        eqns.append(eqn)
+    if not changed:
+        return closed_jaxpr
+    return _dead_code_elimination(ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts))
 
 
 def _swappable_product(eqn) -> bool:

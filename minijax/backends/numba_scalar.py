@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SCALAR_RULES", "HELPERS", "HELPER_NJIT_OPTIONS", "np_dtype", "cast", "literal"]
+__all__ = ["SCALAR_RULES", "HELPERS", "HELPER_NJIT_OPTIONS", "HELPER_PRELUDES", "np_dtype",
+           "cast", "literal", "gemm_helper"]
 
 
 def np_dtype(dtype) -> str:
@@ -181,6 +182,62 @@ def _threefry_helper() -> str:
 #: instruction (the flag stays on the instructions when the helper is inlined
 #: into the loop), and nothing else of fast-math (NaN and inf still behave).
 HELPER_NJIT_OPTIONS: dict[str, str] = {}
+
+#: Module-level code a helper needs, by name, written just above it (an
+#: external C function's declaration, say).
+HELPER_PRELUDES: dict[str, str] = {}
+
+_GEMM_PRELUDE = '''
+from numba.core import types as _types
+
+#: BLAS's gemm through Numba's own C helper, which finds SciPy's BLAS at run time
+#: (by name: a kernel calling it can be cached on disk). Its pointers are void*.
+_xxgemm = _types.ExternalFunction("numba_xxgemm", _types.intc(
+    _types.char, _types.char, _types.char, _types.intp, _types.intp, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp, _types.voidptr, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp))
+'''
+
+
+def gemm_helper(trans_a: bool, trans_b: bool) -> str:
+    """The name of the float32 helper ``out = op(a) @ op(b)`` (BLAS's sgemm),
+    ``op(x)`` being ``x.T`` where ``trans_x``: ``_sgemm_tn`` is ``a.T @ b``.
+
+    One helper per pair of flags, with only arrays for arguments: Numba
+    specializes a called function on the *values* of literal arguments, so
+    flags and sizes passed as constants would compile it once per product.
+    (float32 only: minijax has no x64 mode, so matrices are never float64.)
+    """
+    return f"_sgemm_{'nt'[trans_a]}{'nt'[trans_b]}"
+
+
+def _gemm_source(trans_a: bool, trans_b: bool) -> str:
+    op_a, op_b = "a.T" if trans_a else "a", "b.T" if trans_b else "b"
+    return f'''
+def {gemm_helper(trans_a, trans_b)}(a, b, out):
+    """out = {op_a} @ {op_b} by one BLAS call (float32, all C-contiguous).
+
+    BLAS is column-major, and a C-order matrix read column-major is its
+    transpose: this asks for out.T = {op_b}.T @ {op_a}.T, the operands swapped,
+    each with its transpose flag; nothing is copied.
+    """
+    m, n = out.shape
+    k = a.shape[{0 if trans_a else 1}]
+    alpha_beta = np.empty(2, np.float32)
+    alpha_beta[0] = 1
+    alpha_beta[1] = 0
+    status = _xxgemm({ord("s")}, {ord("T" if trans_b else "N")}, {ord("T" if trans_a else "N")}, n, m, k,
+                     alpha_beta[0:].ctypes, b.ctypes, b.shape[1], a.ctypes, a.shape[1],
+                     alpha_beta[1:].ctypes, out.ctypes, n)
+    if status < 0:
+        raise RuntimeError("no BLAS for matrix products: minijax needs SciPy installed")
+'''
+
+
+for _ta in (False, True):
+    for _tb in (False, True):
+        HELPERS[gemm_helper(_ta, _tb)] = _gemm_source(_ta, _tb)
+        HELPER_PRELUDES[gemm_helper(_ta, _tb)] = _GEMM_PRELUDE
 
 
 HELPERS.update({

@@ -1,0 +1,69 @@
+"""Matrix products as one BLAS sgemm call (``numba_scalar.gemm_helper``).
+
+A float32 product of two matrices is written as ``_sgemm_<ta><tb>(a, b, out)``:
+the operands as they are stored, a transpose flag for each. Results are
+checked against NumPy's product in float64.
+"""
+import numpy as np
+import pytest
+
+import minijax.numpy as jnp
+from minijax import lax
+from tests.ch09_numba.conftest import cpu_jit, is_fallback
+
+rng = np.random.default_rng(11)
+A = rng.standard_normal((5, 7)).astype(np.float32)   # 5x7
+B = rng.standard_normal((7, 3)).astype(np.float32)   # 7x3
+C = rng.standard_normal((5, 4)).astype(np.float32)   # 5x4
+D = rng.standard_normal((6, 7)).astype(np.float32)   # 6x7
+E = rng.standard_normal((3, 5)).astype(np.float32)   # 3x5
+
+CASES = {  # name: (function, operands, expected, helper)
+    "a @ b": (lambda a, b: a @ b, (A, B), lambda a, b: a @ b, "_sgemm_nn"),
+    "a.T @ c": (lambda a, c: a.T @ c, (A, C), lambda a, c: a.T @ c, "_sgemm_tn"),
+    "a @ d.T": (lambda a, d: lax.dot_general(a, d, (((1,), (1,)), ((), ()))), (A, D),
+                lambda a, d: a @ d.T, "_sgemm_nt"),
+    "c.T @ e.T": (lambda c, e: lax.dot_general(c, e, (((0,), (1,)), ((), ()))), (C, E),
+                  lambda c, e: c.T @ e.T, "_sgemm_tt"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_transpose_pair_is_one_sgemm_call(case):
+    f, args, expected, helper = CASES[case]
+    jitted = cpu_jit(f)
+    assert not is_fallback(jitted, *args)
+    src = jitted.lower(*args).as_text()
+    assert f"{helper}(" in src and "np.dot" not in src
+    want = expected(*(x.astype(np.float64) for x in args))
+    out = np.asarray(jitted(*args))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_strided_operand_is_made_contiguous_first():
+    jitted = cpu_jit(lambda x, b: x[:, 1:8] @ b)
+    x = rng.standard_normal((5, 9)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(jitted(x, B)),
+                               x[:, 1:8].astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+
+
+def test_a_product_inside_a_loop_body():
+    w = (rng.standard_normal((7, 7)) / 3).astype(np.float32)
+
+    def f(w, x):
+        return lax.fori_loop(0, 3, lambda i, h: jnp.tanh(h @ w), x)
+    jitted = cpu_jit(f)
+    assert not is_fallback(jitted, w, A)
+    h = A.astype(np.float64)
+    for _ in range(3):
+        h = np.tanh(h @ w)
+    np.testing.assert_allclose(np.asarray(jitted(w, A)), h, rtol=1e-5, atol=1e-6)
+
+
+def test_vectors_and_mixed_dtypes_keep_np_dot():
+    v = rng.standard_normal(7).astype(np.float32)
+    jitted = cpu_jit(lambda a, v: a @ v)
+    assert "np.dot(" in jitted.lower(A, v).as_text()
+    np.testing.assert_allclose(np.asarray(jitted(A, v)), A.astype(np.float64) @ v,
+                               rtol=1e-5, atol=1e-5)
