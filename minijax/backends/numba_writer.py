@@ -163,7 +163,8 @@ class _KernelWriter:
             self.emit(f"{self.var(eqn.outvars[0])} = {expr}", self.text(eqn))
 
     def dot(self, eqn) -> None:
-        """``dot_general`` as (batched) matrix products of contiguous 3-D operands."""
+        """``dot_general`` as (batched) matrix products of contiguous 3-D operands:
+        one gemm call per batch element (float32), or plain loops (integers)."""
         (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
         lhs, rhs = eqn.invars
         out = eqn.outvars[0]
@@ -175,7 +176,7 @@ class _KernelWriter:
         B, M, K, N = size(ls, lb), size(ls, lf), size(ls, lc), size(rs, rf)
         name = self.var(out)
         self.emit(f"# {self.text(eqn)}")
-        if _kind(dtype) == "f" and not lb and M * N * K > 0 and self._matrix_dot(eqn, name):
+        if not lb and M * N * K > 0 and self._matrix_dot(eqn, name):
             return
         operands = []
         for a, perm, shape3, suffix in ((lhs, [*lb, *lf, *lc], (B, M, K), "lhs"),
@@ -189,14 +190,11 @@ class _KernelWriter:
             self.emit(f"{name}_{suffix} = {code}")
             operands.append(f"{name}_{suffix}")
         out_shape = tuple(out.aval.shape)
-        if _kind(dtype) == "f" and B == 1 and M * N * K > 0:
-            self.emit(f"{name} = np.dot({operands[0]}[0], {operands[1]}[0])"
-                      f"{'.reshape(' + str(out_shape) + ')' if out_shape else '[0, 0]'}")
-            return
-        if _kind(dtype) == "f" and M * N * K > 0:
+        if np.dtype(dtype) == np.float32 and M * N * K > 0:  # each product: one sgemm call
+            gemm = self._helper(gemm_helper(False, False))
             self.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
             self.emit(f"for i0 in range({B}):")
-            self.emit(f"    np.dot({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])  # into {name}_3d[i0]")
+            self.emit(f"    {gemm}({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])")
         else:
             self.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
             self.emit(f"{self._helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
@@ -204,40 +202,26 @@ class _KernelWriter:
                   else f"{name} = {name}_3d[0, 0, 0]")
 
     def _matrix_dot(self, eqn, name: str) -> bool:
-        """A product of vectors and matrices as ONE BLAS call on the operands
-        themselves, when it is one: no batch dimension, ranks 1 or 2, one
-        contracting dimension. Returns False for the other cases.
+        """A product of two float32 matrices as ONE call of a gemm helper on the
+        operands as they are stored (``numba_scalar.gemm_helper``: BLAS's gemm
+        with a transpose flag for each, so ``x.T`` is never copied). Returns
+        False for the other cases (batches, vectors, other dtypes).
 
-        Two float32 matrices (of the result's dtype) go to a gemm helper
-        (``numba_scalar.gemm_helper``: BLAS's gemm with transpose flags),
-        which compiles once, in the shared helper module; ``np.dot`` compiles
-        Numba's BLAS wrapper again for each pair of operand layouts (0.1-0.5 s
-        each in a fresh process). Vectors
-        and mixed dtypes take ``np.dot``, a transposed matrix passed as ``x.T``,
-        a view in Fortran order that BLAS reads as it is."""
+        The helpers compile once, in the shared helper module; ``np.dot``
+        compiled Numba's BLAS wrapper again for each pair of operand layouts
+        (0.1-0.5 s each in a fresh process)."""
         (lc, rc), _ = eqn.params["dimension_numbers"]
         lhs, rhs = eqn.invars
-        if not (len(lc) == 1 and 1 <= lhs.aval.ndim <= 2 and 1 <= rhs.aval.ndim <= 2):
-            return False
         dtype = eqn.outvars[0].aval.dtype
-        if (lhs.aval.ndim == rhs.aval.ndim == 2 and lhs.aval.dtype == rhs.aval.dtype == dtype
-                and np.dtype(dtype) == np.float32):
-            m, n = lhs.aval.shape[1 - lc[0]], rhs.aval.shape[1 - rc[0]]
-            gemm = self._helper(gemm_helper(lc[0] == 0, rc[0] == 1))
-            a, b = (f"np.ascontiguousarray({self.atom(x)})" for x in (lhs, rhs))
-            self.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(dtype)})")
-            self.emit(f"{gemm}({a}, {b}, {name})  # {name} = {self.atom(lhs)}"
-                      f"{'.T' * (lc[0] == 0)} @ {self.atom(rhs)}{'.T' * (rc[0] == 1)}")
-            return True
-        operands = []
-        for a, contracted, natural in ((lhs, lc[0], lhs.aval.ndim - 1), (rhs, rc[0], 0)):
-            code = f"np.ascontiguousarray({self.atom(a)})"  # no copy when it already is
-            if contracted != natural:
-                code = f"{code}.T"
-            if a.aval.dtype != dtype:
-                code = f"{code}.astype({np_dtype(dtype)})"
-            operands.append(code)
-        self.emit(f"{name} = np.dot({operands[0]}, {operands[1]})")
+        if not (len(lc) == 1 and lhs.aval.ndim == rhs.aval.ndim == 2
+                and lhs.aval.dtype == rhs.aval.dtype == dtype and np.dtype(dtype) == np.float32):
+            return False
+        m, n = lhs.aval.shape[1 - lc[0]], rhs.aval.shape[1 - rc[0]]
+        gemm = self._helper(gemm_helper(lc[0] == 0, rc[0] == 1))
+        a, b = (f"np.ascontiguousarray({self.atom(x)})" for x in (lhs, rhs))
+        self.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(dtype)})")
+        self.emit(f"{gemm}({a}, {b}, {name})  # {name} = {self.atom(lhs)}"
+                  f"{'.T' * (lc[0] == 0)} @ {self.atom(rhs)}{'.T' * (rc[0] == 1)}")
         return True
 
     def _transposed(self, x: str, aval, perm, name: str) -> str:

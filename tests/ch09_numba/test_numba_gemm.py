@@ -1,8 +1,9 @@
-"""Matrix products as one BLAS sgemm call (``numba_scalar.gemm_helper``).
+"""Matrix products as BLAS sgemm calls (``numba_scalar.gemm_helper``).
 
 A float32 product of two matrices is written as ``_sgemm_<ta><tb>(a, b, out)``:
-the operands as they are stored, a transpose flag for each. Results are
-checked against NumPy's product in float64.
+the operands as they are stored, a transpose flag for each. Vectors and
+batches become one ``_sgemm_nn`` call per batch element; integers keep plain
+loops. Results are checked against NumPy in float64.
 """
 import numpy as np
 import pytest
@@ -61,9 +62,25 @@ def test_a_product_inside_a_loop_body():
     np.testing.assert_allclose(np.asarray(jitted(w, A)), h, rtol=1e-5, atol=1e-6)
 
 
-def test_vectors_and_mixed_dtypes_keep_np_dot():
-    v = rng.standard_normal(7).astype(np.float32)
-    jitted = cpu_jit(lambda a, v: a @ v)
-    assert "np.dot(" in jitted.lower(A, v).as_text()
-    np.testing.assert_allclose(np.asarray(jitted(A, v)), A.astype(np.float64) @ v,
-                               rtol=1e-5, atol=1e-5)
+@pytest.mark.parametrize("f, expected, shapes", [
+    (lambda a, v: a @ v, np.dot, ((5, 7), (7,))),
+    (lambda v, a: v @ a, np.dot, ((5,), (5, 7))),
+    (lambda u, v: jnp.dot(u, v), np.dot, ((7,), (7,))),
+    (lambda x, y: jnp.einsum("bij,bjk->bik", x, y), lambda x, y: np.einsum("bij,bjk->bik", x, y),
+     ((3, 4, 5), (3, 5, 2))),
+])
+def test_vectors_and_batches_are_sgemm_calls_too(f, expected, shapes):
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    jitted = cpu_jit(f)
+    src = jitted.lower(*args).as_text()
+    assert "_sgemm_nn(" in src and "np.dot" not in src
+    want = expected(*(x.astype(np.float64) for x in args))
+    np.testing.assert_allclose(np.asarray(jitted(*args)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_integer_products_stay_exact_loops():
+    a = rng.integers(-9, 9, (4, 6)).astype(np.int32)
+    b = rng.integers(-9, 9, (6, 3)).astype(np.int32)
+    jitted = cpu_jit(lambda a, b: a @ b)
+    assert "_dot_loop(" in jitted.lower(a, b).as_text()
+    np.testing.assert_array_equal(np.asarray(jitted(a, b)), a @ b)
