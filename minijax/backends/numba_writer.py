@@ -45,6 +45,12 @@ __all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD", "helper_li
 #: Fused loop nests with at least this many elements run their outer loop in parallel.
 PARALLEL_THRESHOLD = 2 ** 16
 
+#: The number of partial results of a reduction over the innermost axis
+#: (``_KernelWriter._lanes_loop_nest``). Measured on rows of 1000 float32 summed
+#: in float64: 8 and 16 lanes 0.28 ms, 64 lanes 0.19 ms, 128 lanes 0.31 ms
+#: (one accumulator: 0.79 ms).
+LANES = 64
+
 
 _RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", "min",
                                    "int", "float", "bool", "len", "print"}
@@ -259,28 +265,78 @@ class _KernelWriter:
         size = int(np.prod(shape, dtype=np.int64))
         parallel = rank and reduce is None and size >= PARALLEL_THRESHOLD
         self.parallel |= bool(parallel)
-        for d in range(rank):
-            loop = "prange" if parallel and d == 0 else "range"
-            self.emit(f"for i{d} in {loop}({shape[d]}):")
-            self.depth += 1
         local: dict = {}  # value -> its scalar name in the loop body
 
         def operand(a):
             return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, shape)
 
-        for eqn in step.eqns:
-            out = eqn.outvars[0]
-            name = f"{self.var(out)}_i" if rank else self.var(out)
-            self.emit(f"{name} = {self.scalar(eqn, operand, idx)}", self.text(eqn))
-            local[out] = name
-        for v in step.stores:
-            if rank:
-                self.emit(f"{self.var(v)}[{', '.join(idx)}] = {local[v]}")
-        if reduce:
-            reduce.update(operand(step.reduction.invars[0]))
+        def body(acc=None) -> None:
+            """The loop body: each equation's element, the stores, the reduction."""
+            local.clear()
+            for eqn in step.eqns:
+                out = eqn.outvars[0]
+                name = f"{self.var(out)}_i" if rank else self.var(out)
+                self.emit(f"{name} = {self.scalar(eqn, operand, idx)}", self.text(eqn))
+                local[out] = name
+            for v in step.stores:
+                if rank:
+                    self.emit(f"{self.var(v)}[{', '.join(idx)}] = {local[v]}")
+            if reduce:
+                reduce.update(operand(step.reduction.invars[0]), acc)
+
+        if reduce and reduce.lanes(shape):
+            self._lanes_loop_nest(shape, reduce, body)
+            return
+        for d in range(rank):
+            loop = "prange" if parallel and d == 0 else "range"
+            self.emit(f"for i{d} in {loop}({shape[d]}):")
+            self.depth += 1
+        body()
         self.depth -= rank
         if reduce:
             reduce.finish()
+
+    def _lanes_loop_nest(self, shape, reduce, body) -> None:
+        """A reduction over the innermost axes, in ``LANES`` partial results.
+
+        ``acc += x`` in a loop is a chain: each add waits for the one before
+        (4 cycles), and LLVM may not reorder float adds, so it cannot use
+        vector instructions either. Here the innermost loop is cut into rows of
+        ``LANES`` elements, each element accumulated into its own lane
+        (``acc_lanes[l] += x``): the adds of one row are independent, LLVM
+        vectorizes them, and the lanes are folded into the result at the end,
+        in a fixed order. The sum is computed in another order than the plain
+        loop's (the float64 accumulator keeps it far within float32's rounding)."""
+        rank, n, lanes = len(shape), shape[-1], LANES
+        kept = len(reduce.kept)
+        name = f"{reduce.name}_lanes"
+        self.emit(f"{name} = np.empty({lanes}, dtype={np_dtype(reduce.acc_dtype)})")
+        for d in range(kept):
+            self.emit(f"for i{d} in range({shape[d]}):")
+            self.depth += 1
+        self.emit(f"for i{rank - 1}l in range({lanes}):")
+        self.emit(f"    {name}[i{rank - 1}l] = {literal(reduce.identity(), reduce.acc_dtype)}")
+        for d in range(kept, rank - 1):
+            self.emit(f"for i{d} in range({shape[d]}):")
+            self.depth += 1
+        last, full = f"i{rank - 1}", n - n % lanes
+        self.emit(f"for {last}o in range(0, {full}, {lanes}):")
+        self.emit(f"    for {last}l in range({lanes}):")
+        self.depth += 2
+        self.emit(f"{last} = {last}o + {last}l")
+        body(f"{name}[{last}l]")
+        self.depth -= 2
+        if full < n:  # the last, partial row: into lane 0
+            self.emit(f"for {last} in range({full}, {n}):")
+            self.depth += 1
+            body(f"{name}[0]")
+            self.depth -= 1
+        self.depth -= rank - 1 - kept
+        self.emit(f"for {last}l in range({lanes}):")
+        self.depth += 1
+        reduce.update(f"{name}[{last}l]")
+        self.depth -= 1 + kept
+        reduce.finish()
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
@@ -345,8 +401,18 @@ class _Reduction:
         w.emit(f"{self.name}_acc = " + (f"np.full({shape}, {init}, dtype={np_dtype(self.acc_dtype)})"
                                           if shape else init))
 
-    def update(self, x: str) -> None:
-        w, acc = self.w, self.ref(f"{self.name}_acc")
+    def lanes(self, shape) -> bool:
+        """Whether to accumulate in lanes (see ``_KernelWriter._lanes_loop_nest``):
+        a sum, product, max or min over the innermost axes (the kept ones come
+        first), with at least ``LANES`` elements on the last one."""
+        rank = len(shape)
+        return (self.kind in ("sum", "prod", "max", "min") and rank > 0
+                and self.kept == self.idx[:len(self.kept)] and len(self.kept) < rank
+                and shape[-1] >= LANES)
+
+    def update(self, x: str, acc: str | None = None) -> None:
+        """Fold element ``x`` into the accumulator (or into ``acc``, a lane)."""
+        w, acc = self.w, acc or self.ref(f"{self.name}_acc")
         if self.axis is not None:
             best = self.ref(f"{self.name}_best")
             better = w._helper("_arg_better_" + self.kind[3:])
