@@ -306,36 +306,55 @@ class _KernelWriter:
         (``acc_lanes[l] += x``): the adds of one row are independent, LLVM
         vectorizes them, and the lanes are folded into the result at the end,
         in a fixed order. The sum is computed in another order than the plain
-        loop's (the float64 accumulator keeps it far within float32's rounding)."""
+        loop's (the float64 accumulator keeps it far within float32's rounding).
+
+        A big nest with kept axes runs its first axis in ``prange`` chunks, each
+        chunk with its own row of lanes: every output element is still summed
+        by one thread, in the same order, so the result does not depend on the
+        number of threads."""
         rank, n, lanes = len(shape), shape[-1], LANES
         kept = len(reduce.kept)
         name = f"{reduce.name}_lanes"
-        self.emit(f"{name} = np.empty({lanes}, dtype={np_dtype(reduce.acc_dtype)})")
-        for d in range(kept):
+        size = int(np.prod(shape, dtype=np.int64))
+        parallel = kept >= 1 and size >= PARALLEL_THRESHOLD
+        last = f"i{rank - 1}"
+        if parallel:
+            rows = -(-shape[0] // min(shape[0], 64))  # rows per chunk, at most 64 chunks
+            chunks = -(-shape[0] // rows)
+            self.parallel = True
+            self.emit(f"{name} = np.empty(({chunks}, {lanes}), dtype={np_dtype(reduce.acc_dtype)})")
+            self.emit(f"for i0c in prange({chunks}):  # chunks of {rows} rows, one row of lanes each")
+            self.emit(f"    for i0 in range(i0c * {rows}, min(i0c * {rows} + {rows}, {shape[0]})):")
+            self.depth += 2
+            lane = lambda i: f"{name}[i0c, {i}]"  # noqa: E731
+        else:
+            self.emit(f"{name} = np.empty({lanes}, dtype={np_dtype(reduce.acc_dtype)})")
+            lane = lambda i: f"{name}[{i}]"  # noqa: E731
+        for d in range(1 if parallel else 0, kept):
             self.emit(f"for i{d} in range({shape[d]}):")
             self.depth += 1
-        self.emit(f"for i{rank - 1}l in range({lanes}):")
-        self.emit(f"    {name}[i{rank - 1}l] = {literal(reduce.identity(), reduce.acc_dtype)}")
+        self.emit(f"for {last}l in range({lanes}):")
+        self.emit(f"    {lane(last + 'l')} = {literal(reduce.identity(), reduce.acc_dtype)}")
         for d in range(kept, rank - 1):
             self.emit(f"for i{d} in range({shape[d]}):")
             self.depth += 1
-        last, full = f"i{rank - 1}", n - n % lanes
+        full = n - n % lanes
         self.emit(f"for {last}o in range(0, {full}, {lanes}):")
         self.emit(f"    for {last}l in range({lanes}):")
         self.depth += 2
         self.emit(f"{last} = {last}o + {last}l")
-        body(f"{name}[{last}l]")
+        body(lane(f"{last}l"))
         self.depth -= 2
         if full < n:  # the last, partial row: into lane 0
             self.emit(f"for {last} in range({full}, {n}):")
             self.depth += 1
-            body(f"{name}[0]")
+            body(lane(0))
             self.depth -= 1
         self.depth -= rank - 1 - kept
         self.emit(f"for {last}l in range({lanes}):")
         self.depth += 1
-        reduce.update(f"{name}[{last}l]")
-        self.depth -= 1 + kept
+        reduce.update(lane(f"{last}l"))
+        self.depth -= 1 + kept + (1 if parallel else 0)
         reduce.finish()
 
     def scalar(self, eqn, operand, idx) -> str:

@@ -74,3 +74,22 @@ def test_integer_sums_are_exact_and_leading_axis_reductions_keep_the_plain_loop(
     rows, cols = (np.asarray(o) for o in jitted(x))
     np.testing.assert_array_equal(rows, x.sum(1))
     np.testing.assert_array_equal(cols, x.sum(0))
+
+
+def test_a_big_nest_runs_chunks_of_rows_in_parallel_with_the_same_bits(monkeypatch):
+    """Each row is still summed by one thread in one order: the serial kernel
+    (a threshold above the size) gives the same bits."""
+    from minijax.backends import numba_writer
+    x = rng.standard_normal((300, 260)).astype(np.float32)  # 78000 >= 2**16 elements
+
+    def f(x):
+        return jnp.sum(jnp.exp(x), axis=1), jnp.max(x * 2.0, axis=1)
+    jitted, src = lowered(f, x)
+    assert "for i0c in prange(" in src
+    parallel = [np.asarray(o) for o in jitted(x)]
+    monkeypatch.setattr(numba_writer, "PARALLEL_THRESHOLD", 10 ** 9)
+    serial_jit, serial_src = lowered(lambda x: f(x), x)
+    assert "prange" not in serial_src
+    for a, b in zip(parallel, serial_jit(x)):
+        np.testing.assert_array_equal(a, np.asarray(b))
+    np.testing.assert_allclose(parallel[0], np.exp(x.astype(np.float64)).sum(1), rtol=1e-6)
