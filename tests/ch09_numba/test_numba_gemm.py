@@ -3,8 +3,11 @@
 A float32 product of two matrices is written as ``_sgemm_<ta><tb>(a, b, out)``:
 the operands as they are stored, a transpose flag for each. Vectors and
 batches become one ``_sgemm_nn`` call per batch element; integers keep plain
-loops. Results are checked against NumPy in float64.
+loops. A transpose that is not folded into a product is a copy that goes tile
+by tile. Results are checked against NumPy in float64.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -84,3 +87,20 @@ def test_integer_products_stay_exact_loops():
     jitted = cpu_jit(lambda a, b: a @ b)
     assert "_dot_loop(" in jitted.lower(a, b).as_text()
     np.testing.assert_array_equal(np.asarray(jitted(a, b)), a @ b)
+
+
+# --- transposing copies (numba_calls.permuted_copy) ----------------------------------
+@pytest.mark.parametrize("shape, perm", [((37, 70), (1, 0)), ((300, 301), (1, 0)),
+                                         ((3, 40, 50), (0, 2, 1)), ((40, 3, 50), (2, 1, 0)),
+                                         ((6, 33, 35, 2), (3, 2, 0, 1)), ((5, 4), (1, 0))])
+def test_a_transposing_copy_goes_tile_by_tile(shape, perm):
+    from minijax.backends.numba_calls import TRANSPOSE_TILE
+    x = rng.standard_normal(shape).astype(np.float32)
+    jitted = cpu_jit(lambda x: jnp.transpose(x, perm) * 1.0)
+    assert not is_fallback(jitted, x)
+    src = jitted.lower(x).as_text()
+    j = perm.index(len(perm) - 1)
+    tiled = j != len(perm) - 1 and min(shape[perm[j]], shape[perm[-1]]) >= TRANSPOSE_TILE
+    assert (f"* {TRANSPOSE_TILE} + {TRANSPOSE_TILE}" in src) == tiled
+    assert bool(re.search(r"_t\d in prange\(", src)) == (tiled and x.size >= 2 ** 16)
+    np.testing.assert_array_equal(np.asarray(jitted(x)), np.transpose(x, perm))
