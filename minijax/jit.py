@@ -577,6 +577,12 @@ class JitWrapped:
 
     def _infer_params(self, args: tuple, kwargs: dict) -> tuple[TraceResult, list]:
         """The cached trace for these arguments (tracing on a miss), and the flat arguments."""
+        if not kwargs and not self._info.static_argnums and all(type(a) is Array for a in args):
+            # the common call, f(x, y) on arrays: no pytree to walk, no static argument
+            in_tree = _arrays_tree(len(args))
+            result = self._cache().get((in_tree, tuple(a.aval for a in args), ((), ())))
+            if result is not None:
+                return result, list(args)
         static_pos = self._static_positions(len(args))
         static_names = self._info.static_argnames
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
@@ -704,6 +710,12 @@ class JitWrapped:
     def eval_shape(self, *args, **kwargs):
         """The output's shapes and dtypes (``ShapeDtypeStruct`` s), without running anything."""
         return self.trace(*args, **kwargs).out_info
+
+
+@functools.lru_cache(maxsize=None)
+def _arrays_tree(n: int):
+    """The tree of the dynamic arguments ``((x1, ..., xn), {})`` when every ``x`` is an Array."""
+    return tree_util.tree_flatten((tuple(range(n)), {}))[1]
 
 
 def _separate_tracer_consts(jaxpr, consts):

@@ -165,3 +165,20 @@ def test_traced_function_sees_tracers_only_once(c):
     f(1.0)
     f(2.0)
     assert seen == ["DynamicJaxprTracer"]
+
+
+def test_arrays_numpy_arrays_and_weak_types_share_or_split_the_cache_as_in_jax(c):
+    """Calls on Arrays take a shortcut to the cache (no pytree walk): it must
+    find the entry a NumPy call made, and tell weak types apart (JAX 0.10.2:
+    2 traces for float32 data then a weakly typed scalar Array)."""
+    import minijax
+    f = jit(c.sin2)
+    x = np.float32(0.5)
+    f(x)
+    f(minijax.device_put(x))             # same aval as the NumPy scalar: no trace
+    f(jnp.asarray(np.float32(0.5)))
+    assert c.n == 1
+    f(jnp.asarray(0.5))                  # weakly typed float32[]: a new trace
+    f(jnp.asarray(0.7))
+    assert c.n == 2
+    np.testing.assert_allclose(np.asarray(f(jnp.asarray(0.5))), np.sin(0.5) * 2, rtol=1e-6)
