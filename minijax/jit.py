@@ -579,19 +579,19 @@ class JitWrapped:
         """The cached trace for these arguments (tracing on a miss), and the flat arguments."""
         if not kwargs and not self._info.static_argnums and all(type(a) is Array for a in args):
             # the common call, f(x, y) on arrays: no pytree to walk, no static argument
-            in_tree = _arrays_tree(len(args))
-            result = self._cache().get((in_tree, tuple(a.aval for a in args), ((), ())))
-            if result is not None:
-                return result, list(args)
-        static_pos = self._static_positions(len(args))
-        static_names = self._info.static_argnames
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
-        static_key = (tuple(_static_key(args[i]) for i in static_pos),
-                      tuple((k, _static_key(kwargs[k])) for k in sorted(kwargs)
-                            if k in static_names))
-        flat, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(self._abstractify(flat, args, kwargs, static_pos))
+            static_pos, static_key = (), ((), ())
+            flat, in_tree = list(args), _arrays_tree(len(args))
+            avals = tuple(a.aval for a in args)
+        else:
+            static_pos = self._static_positions(len(args))
+            static_names = self._info.static_argnames
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+            static_key = (tuple(_static_key(args[i]) for i in static_pos),
+                          tuple((k, _static_key(kwargs[k])) for k in sorted(kwargs)
+                                if k in static_names))
+            flat, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+            avals = tuple(self._abstractify(flat, args, kwargs, static_pos))
         key = (in_tree, avals, static_key)
         cache = self._cache()
         result = cache.get(key)
