@@ -138,6 +138,7 @@ def clear_cache() -> None:
 
 
 def _module_name(source: str, prefix: str = "minijax_kernel_") -> str:
+    """The module name of ``source``: ``prefix`` and the hash of the source and Numba's version."""
     key = f"{source}\n{numba.__version__}\n{sys.version}".encode()
     return prefix + hashlib.sha256(key).hexdigest()[:24]
 
@@ -186,7 +187,7 @@ def _purge_numba_cache(directory: str, mod_name: str) -> None:
                     pass
 
 
-def load_module(source: str, prefix: str = "minijax_kernel_"):
+def load_module(source: str):
     """Import the kernel module for ``source``: from memory, from disk, or written now.
 
     The file is named by the hash of its source, so a file with the right
@@ -194,9 +195,13 @@ def load_module(source: str, prefix: str = "minijax_kernel_"):
     imports the shared helper module gets that module loaded first.
     """
     library = _HELPER_LIBRARY.get("name")
-    if library and prefix != "minijax_helpers_" and f"from {library} import" in source:
-        load_module(_HELPER_LIBRARY["source"], prefix="minijax_helpers_")
-    mod_name = _module_name(source, prefix)
+    if library and f"from {library} import" in source:
+        _import_source(_HELPER_LIBRARY["source"], library)
+    return _import_source(source, _module_name(source))
+
+
+def _import_source(source: str, mod_name: str):
+    """The module ``mod_name`` made of ``source`` (see :func:`load_module`)."""
     with _lock:
         module = _modules.get(mod_name)
         if module is not None:
