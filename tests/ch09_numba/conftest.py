@@ -35,6 +35,25 @@ def is_fallback(jitted, *args) -> bool:
     return isinstance(lowering_of(jitted, *args), numba_cpu.FallbackLowering)
 
 
+def outputs_by_name(jitted, names, x, keep: int | None = None) -> dict:
+    """``jitted(x)``'s outputs, one per name, as NumPy arrays (their first ``keep``
+    elements only, when given)."""
+    return {name: np.asarray(out)[:keep] for name, out in zip(names, jitted(x))}
+
+
+def padded(x, size: int) -> np.ndarray:
+    """The float32 points ``x`` padded with NaN to ``size`` elements: a sweep
+    kernel evaluated at a few points keeps its one shape (one compile)."""
+    return np.concatenate([np.asarray(x, np.float32), np.full(size - len(x), np.nan, np.float32)])
+
+
+def rounded(fn, x) -> np.ndarray:
+    """``fn`` computed in float64 at ``x`` and rounded once to float32: the
+    correctly rounded result the compiled helpers are measured against."""
+    with np.errstate(all="ignore"):
+        return fn(np.asarray(x, np.float64)).astype(np.float32)
+
+
 def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How many float32s apart: 0 for equal values (and for two NaNs)."""
     def ordered(v):  # the bit patterns, made monotonic in the value

@@ -19,7 +19,8 @@ import scipy.special
 import minijax
 import minijax.numpy as jnp
 from minijax import lax, random
-from tests.ch09_numba.conftest import cpu_jit, is_fallback, ulps
+from tests.ch09_numba.conftest import (cpu_jit, is_fallback, outputs_by_name, padded,
+                                      rounded, ulps)
 
 F32 = np.float32
 TINY, MAX = np.finfo(F32).smallest_subnormal, np.finfo(F32).max
@@ -55,21 +56,19 @@ _JITTED = cpu_jit(_all_functions)
 
 
 def at(x, name: str) -> np.ndarray:
-    """``name`` at the few points ``x``, padded with NaN to X's shape (one shape: one compile)."""
-    padded = np.concatenate([np.asarray(x, F32), np.full(len(X) - len(x), np.nan, F32)])
-    return np.asarray(_JITTED(padded)[NAMES.index(name)])[:len(x)]
+    """``name`` at the few points ``x`` (padded to X's shape: one shape, one compile)."""
+    return outputs_by_name(_JITTED, NAMES, padded(x, len(X)), keep=len(x))[name]
 
 
 @pytest.fixture(scope="module")
 def results():
     """Every function on X, from ONE compiled kernel (one Numba compile)."""
     assert not is_fallback(_JITTED, X)
-    return dict(zip(NAMES, (np.asarray(out) for out in _JITTED(X))))
+    return outputs_by_name(_JITTED, NAMES, X)
 
 
 def reference(name: str, x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return REFERENCE[name](x.astype(np.float64)).astype(F32)
+    return rounded(REFERENCE[name], x)
 
 
 

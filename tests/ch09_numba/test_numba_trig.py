@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from minijax import lax
-from tests.ch09_numba.conftest import cpu_jit, is_fallback, ulps
+from tests.ch09_numba.conftest import (cpu_jit, is_fallback, outputs_by_name, padded,
+                                      rounded, ulps)
 
 F32 = np.float32
 TINY, MAX = np.finfo(F32).smallest_subnormal, np.finfo(F32).max
@@ -48,21 +49,19 @@ _JITTED = cpu_jit(_all_functions)
 
 
 def at(x) -> dict:
-    """The three functions at the few points ``x``, padded with NaN to X's shape (one compile)."""
-    padded = np.concatenate([np.asarray(x, F32), np.full(len(X) - len(x), np.nan, F32)])
-    return {name: np.asarray(out)[:len(x)] for name, out in zip(NAMES, _JITTED(padded))}
+    """The three functions at the few points ``x`` (padded to X's shape: one compile)."""
+    return outputs_by_name(_JITTED, NAMES, padded(x, len(X)), keep=len(x))
 
 
 @pytest.fixture(scope="module")
 def results():
     """The three functions on X, from ONE compiled kernel."""
     assert not is_fallback(_JITTED, X)
-    return dict(zip(NAMES, (np.asarray(out) for out in _JITTED(X))))
+    return outputs_by_name(_JITTED, NAMES, X)
 
 
 def reference(name: str, x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return REFERENCE[name](np.asarray(x, np.float64)).astype(F32)
+    return rounded(REFERENCE[name], x)
 
 
 
