@@ -490,10 +490,18 @@ _PARALLEL_DECORATOR = (
     "                    comprehension=False, inplace_binop=False, stencil=False, fusion=False))")
 
 
+#: A helper is called only from compiled code, so it needs neither of the two
+#: wrappers Numba builds by default for a call from Python (the CPython one) and
+#: through a C pointer (the cfunc one): without them a helper compiles in 0.02-0.03 s
+#: instead of 0.06-0.12 s, and the workload 4 kernel pulls in a dozen helpers.
+_HELPER_DECORATOR = (f"{_DECORATOR[:-1]},\n      "
+                     "no_cpython_wrapper=True, no_cfunc_wrapper=True)")
+
+
 def _helper_decorator(name: str) -> str:
     """The ``@njit`` line of helper ``name``, with its extra options if it has any."""
     extra = HELPER_NJIT_OPTIONS.get(name)
-    return _DECORATOR if extra is None else f"{_DECORATOR[:-1]}, {extra})"
+    return _HELPER_DECORATOR if extra is None else f"{_HELPER_DECORATOR[:-1]}, {extra})"
 
 
 def _entry_name(name: str) -> str:
