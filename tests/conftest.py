@@ -5,6 +5,7 @@ A test in ``tests/ch04_vmap/`` is marked ``ch04``, so ``pytest -m ch04`` (or
 layering and rule-coverage checks) carry no chapter marker.
 """
 import functools
+import logging
 import re
 
 import pytest
@@ -82,3 +83,33 @@ def _compile_cache_dir(tmp_path_factory):
     minijax.config.update("minijax_cache_dir", str(path))
     yield path
     minijax.config.update("minijax_cache_dir", None)
+
+
+class _CompileFailures(logging.Handler):
+    """Collects the warnings ``numba_cpu`` logs when Numba fails on a kernel."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        if record.getMessage().startswith("minijax: Numba could not compile"):
+            self.messages.append(record.getMessage().splitlines()[0])
+
+
+@pytest.fixture(autouse=True)
+def _no_silent_fallback(request):
+    """A kernel Numba fails to compile runs on the interpreter, with a warning, so a
+    program still runs. In the tests that would hide a lowering bug behind the
+    interpreter's right answer: such a warning fails the test, unless it is marked
+    ``@pytest.mark.numba_fallback`` (the tests of the fallback itself)."""
+    handler = _CompileFailures()
+    logger = logging.getLogger("minijax.backends.numba_cpu")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+    if handler.messages and request.node.get_closest_marker("numba_fallback") is None:
+        pytest.fail("Numba failed to compile a kernel (it ran on the interpreter): "
+                    + "; ".join(handler.messages), pytrace=False)

@@ -95,7 +95,8 @@ def lower_while(w, eqn, *operands):
     w.assign(carry, init, one_type=True)
     w.emit("while True:")
     with _indented(w):
-        (pred,) = w.inline(cond, [w.var(v) for v in carry])
+        w.assign(cond.jaxpr.invars[nc:], [w.var(v) for v in carry])  # after its consts
+        (pred,) = w.inline(cond)
         batched = bool(cond.jaxpr.out_avals[0].shape)
         w.emit(f"if not {pred}{'.any()' if batched else ''}:")
         w.emit("    break")

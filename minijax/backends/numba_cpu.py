@@ -253,20 +253,23 @@ def compile_kernel(source: str, fn_name: str, signature):
     Returns ``(dispatcher, signature, cache_hit)``. A corrupt Numba cache
     entry is deleted and the kernel compiled again.
     """
+    first_failure = None
     for attempt in range(2):
         module = load_module(source)
         dispatcher = getattr(module, fn_name)
         try:
             dispatcher.compile(signature)
             break
-        except Exception:
+        except Exception as e:
             if attempt:
-                raise
-            logger.warning("minijax: recompiling %s after a failure to load it from the "
-                           "cache", module.__name__, exc_info=True)
+                raise  # not the cache: the kernel itself does not compile
+            first_failure = e
             _forget(module.__name__)
             if _HELPER_LIBRARY.get("name") in _modules:  # its helpers may be the corrupt part
                 _forget(_HELPER_LIBRARY["name"])
+    if first_failure is not None:  # said only now that the second try showed the cause
+        logger.warning("minijax: recompiled %s after a failure to load it from the cache",
+                       module.__name__, exc_info=first_failure)
     hit = sum(dispatcher.stats.cache_hits.values()) > 0
     return dispatcher, signature, hit
 

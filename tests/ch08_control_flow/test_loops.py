@@ -51,6 +51,54 @@ def test_while_loop_zero_iterations_and_pytree_carry():
     _check(out["x"], [1., 1.])
 
 
+def _sqrt_newton(a):
+    """The tutorials' Newton iteration: the condition reads ``a`` from outside the loop."""
+    return lax.while_loop(lambda c: jnp.abs(c[0] ** 2 - a) > 1e-5,
+                          lambda c: ((c[0] + a / c[0]) / 2, c[1] + 1), (a, 0))
+
+
+def test_jitted_while_loop_whose_condition_reads_outside_values():
+    # expected values from JAX 0.10.2. The condition's constants come first among its
+    # inputs: a compiled loop once bound the carry to them (wrong values, or no end).
+    halve = jit(lambda a, x: lax.while_loop(lambda c: c > a, lambda c: c / 2, x))
+    _check(halve(1.0, 100.0), 0.78125, np.float32)
+    x, n = jit(lambda a: lax.while_loop(lambda c: c[0] > a, lambda c: (c[0] / 2, c[1] + 1),
+                                        (100.0, 0)))(1.0)
+    _check(x, 0.78125, np.float32), _check(n, 7, np.int32, weak=True)
+    i, p = jit(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2),
+                                        (0, 1)))(10)
+    _check(i, 10, np.int32), _check(p, 1024, np.int32)
+    root, steps = jit(_sqrt_newton)(2.0)
+    _check(root, 1.4142157, np.float32), _check(steps, 3, np.int32)
+    roots, steps = jit(minijax.vmap(_sqrt_newton))(jnp.array([2.0, 9.0, 0.25]))
+    _check(roots, [1.4142157, 3.0, 0.5]), _check(steps, [3, 5, 4], np.int32)
+
+
+def test_jitted_while_loops_nested_in_loops_with_outside_values():
+    # expected values from JAX 0.10.2
+    def nested(a, b):  # the inner condition reads the outer carry and an argument
+        def outer_body(c):
+            i, s = c
+            j = lax.while_loop(lambda t: t * i < b, lambda t: t + 1.0, 1.0)
+            return i + 1.0, s + j
+        return lax.while_loop(lambda c: c[0] < a, outer_body, (1.0, 0.0))
+    i, s = jit(nested)(4.0, 10.0)
+    _check(i, 4.0), _check(s, 19.0)
+
+    def in_scan(xs, lim):  # the condition reads the scanned x
+        def step(carry, x):
+            y = lax.while_loop(lambda v: v < x * lim, lambda v: v * 2.0, 1.0)
+            return carry + y, y
+        return lax.scan(step, 0.0, xs)
+    total, ys = jit(in_scan)(jnp.array([1.0, 3.0, 10.0]), 2.0)
+    _check(total, 42.0), _check(ys, [2.0, 8.0, 32.0])
+
+    primal, tangent = jit(lambda a: minijax.jvp(
+        lambda x: lax.while_loop(lambda c: c[0] < a, lambda c: (c[0] + 1., c[1] * x),
+                                 (0., 1.))[1], (1.2,), (1.,)))(3.)
+    np.testing.assert_allclose([float(primal), float(tangent)], [1.7280002, 4.32], rtol=1e-6)
+
+
 def test_while_loop_errors():
     def body(carry):
         return (carry[0] + 1, carry[1].astype(jnp.float32))
