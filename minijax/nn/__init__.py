@@ -16,7 +16,7 @@ from minijax.numpy import reductions, shapes, ufuncs
 from minijax.numpy.creation import asarray
 from minijax.numpy.tensor_contractions import einsum
 from minijax.numpy.util import check_arraylike, promote_args_inexact
-from minijax.numpy.util import jnp_jit
+from minijax.numpy.util import jnp_custom_jvp, jnp_jit
 from minijax.scipy.special import _stop_gradient, logsumexp
 
 __all__ = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu",
@@ -26,18 +26,26 @@ __all__ = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu
            "squareplus", "sparse_plus", "sparse_sigmoid", "tanh", "dot_product_attention"]
 
 
+@jnp_custom_jvp
 @jnp_jit("relu")
 def relu(x):
-    """Rectified linear unit: ``max(x, 0)``."""
+    """Rectified linear unit: ``max(x, 0)``; its derivative at 0 is 0 (as JAX's)."""
     check_arraylike("relu", x)
     return ufuncs.maximum(x, 0)
 
 
+relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+
+
+@jnp_custom_jvp
 @jnp_jit("relu6")
 def relu6(x):
-    """``min(max(x, 0), 6)``."""
+    """``min(max(x, 0), 6)``; its derivative at 0 and at 6 is 0 (as JAX's)."""
     check_arraylike("relu6", x)
     return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
 
 
 def sigmoid(x):
@@ -229,18 +237,21 @@ def mish(x):
     return ufuncs.multiply(x, ufuncs.tanh(softplus(x)))
 
 
+@jnp_custom_jvp
 @jnp_jit("log1mexp")
 def log1mexp(x):
     """``log(1 - exp(-x))``, accurate for small and large ``x`` (switch at ``log 2``).
 
-    (JAX adds a ``custom_jvp`` for a stable gradient; custom derivatives arrive
-    in chapter 07, so here the gradient is that of the formula.)
+    Its derivative is stated, ``1 / expm1(x)``, rather than that of the formula.
     """
     check_arraylike("log1mexp", x)
     x = asarray(x)
     small = ufuncs.log(ufuncs.negative(ufuncs.expm1(ufuncs.negative(x))))
     large = ufuncs.log1p(ufuncs.negative(ufuncs.exp(ufuncs.negative(x))))
     return ufuncs.where(ufuncs.less(x, np.log(2.0)), small, large)
+
+
+log1mexp.defjvps(lambda g, ans, x: g / ufuncs.expm1(x))
 
 
 @jnp_jit("logmeanexp", static_argnames=("axis", "keepdims"))

@@ -22,7 +22,7 @@ from minijax.array import Array
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
                                 promote_args_numeric, promote_dtypes, promote_dtypes_numeric)
-from minijax.numpy.util import jnp_jit
+from minijax.numpy.util import jnp_custom_jvp, jnp_jit
 
 __all__ = [
     # arithmetic
@@ -94,6 +94,12 @@ def _const(x, value):
     does not, as in JAX.
     """
     aval = get_aval(x)
+    if aval.weak_type and aval.shape == ():
+        # a Python scalar of x's kind, as JAX's: its jaxpr literal prints the Python
+        # value (3.141592653589793:f32[], not 3.1415927410125732:f32[])
+        value = dtypes.scalar_type_of(aval.dtype)(value)
+        if dtypes.dtype(value, canonicalize=True) == aval.dtype:
+            return value
     return lax._convert_element_type(value, aval.dtype, aval.weak_type and aval.shape == ())
 
 
@@ -418,12 +424,55 @@ log10 = _unary("log10", lambda x: lax.mul(lax.log(x), _strong_const(x, 1 / np.lo
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _log_add_exp(x1, x2, exp=lax.exp, scale=None):
+    """``max + log1p(exp(-|x1 - x2|))`` (times ``scale``: base 2), or ``x1 + x2`` where
+    the difference is NaN (a NaN, or infinities of one sign)."""
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
-    delta_is_nan = lax.ne(delta, delta)  # both infinite with the same sign
-    naive = lax.add(x1, x2)
-    stable = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(delta_is_nan, naive, stable)
+    delta_is_nan, naive = lax.ne(delta, delta), lax.add(x1, x2)
+    tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
+    if scale is not None:
+        tail = lax.mul(_const(tail, scale), tail)
+    return lax.select(delta_is_nan, naive, lax.add(amax, tail))
+
+
+def _replace_inf(x):
+    """``x`` with +inf replaced by 0 (the derivative rules below subtract infinities)."""
+    return lax.select(lax.eq(x, _const(x, np.inf)), lax.full_like(x, 0), x)
+
+
+def _log_add_exp_jvp(fun, exp, primals, tangents):
+    """``t1 * exp(x1 - out) + t2 * exp(x2 - out)``: the weights of the two inputs,
+    1/2 each where ``x1 == x2`` (the kink of the formula's ``max`` and ``abs``)."""
+    (x1, x2), (t1, t2) = primals, tangents
+    out = fun(x1, x2)
+    return out, lax.add(lax.mul(t1, exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                        lax.mul(t2, exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+def _logaddexp_formula(x1, x2):
+    return _log_add_exp(x1, x2)
+
+
+def _logaddexp2_formula(x1, x2):
+    return _log_add_exp(x1, x2, lax.exp2, 1 / np.log(2))
+
+
+_logaddexp = jnp_custom_jvp(_logaddexp_formula, name="logaddexp")
+_logaddexp2 = jnp_custom_jvp(_logaddexp2_formula, name="logaddexp2")
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    return _log_add_exp_jvp(_logaddexp, lax.exp, primals, tangents)
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+    return _log_add_exp_jvp(_logaddexp2, lax.exp2, primals, tangents)
 
 
 # --- trigonometry -------------------------------------------------------------------
@@ -471,7 +520,25 @@ def sinc(x, /):
     is_zero = lax.eq(x, _const(x, 0))
     pi_x = lax.mul(_const(x, np.pi), x)
     safe = _where(is_zero, _const(x, 1), pi_x)
-    return _where(is_zero, _full_like(x, 1), lax.div(lax.sin(safe), safe))
+    return _where(is_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe), safe))
+
+
+def _sinc_maclaurin_formula(k, x):
+    """The k-th derivative of ``sin(x)/x`` at 0, in ``x``'s shape: the formula
+    ``sin(x)/x`` has no derivatives at 0, so the rule gives each order its
+    Maclaurin coefficient: ``grad(grad(sinc))(0.)`` is ``-pi**2/3``."""
+    zero = lax.mul(x, _const(x, 0))
+    return zero if k % 2 else lax.add(zero, _const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+_sinc_maclaurin = jnp_custom_jvp(_sinc_maclaurin_formula, nondiff_argnums=(0,),
+                                 name="_sinc_maclaurin")
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
 
 
 # --- selection and predicates -----------------------------------------------------------

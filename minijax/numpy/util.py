@@ -174,3 +174,59 @@ def jnp_jit(name: str, static_argnames: Sequence[str] = ()) -> Callable:
             return jitted[0](*args, **kwargs)
         return wrapper
     return decorate
+
+
+# =============================================================================
+# Derivative rules of jnp functions (a hook that chapter 07 fills)
+# =============================================================================
+#: ``impl(fun, nondiff_argnums) -> custom_jvp``, installed by chapter 07.
+_custom_jvp_impl: Callable | None = None
+
+
+def set_custom_jvp(impl: Callable | None) -> None:
+    """Chapter 07 installs the real ``custom_jvp`` behind :class:`jnp_custom_jvp`."""
+    global _custom_jvp_impl
+    _custom_jvp_impl = impl
+
+
+class jnp_custom_jvp:
+    """A jnp function that JAX gives a derivative rule of its own (``custom_jvp``).
+
+    Where a formula's own derivative is wrong at some points, JAX states the
+    derivative instead: ``relu``'s is 0 at the kink (``max(x, 0)`` would give
+    0.5, half to each side of the tie), ``logaddexp(x, x)``'s is 1/2 for each
+    argument (the stable formula ``max + log1p(exp(-|x1 - x2|))`` gives 0 and 1).
+    Chapter 00 has no ``custom_jvp``: the function runs as written, and
+    chapter 02's ``jvp`` differentiates the formula. From chapter 07 on, the
+    real ``custom_jvp`` takes over (made on first use), and jaxprs show
+    ``custom_jvp_call[name=relu ...]`` as JAX's do.
+
+    ``defjvp``/``defjvps`` take the rule as ``custom_jvp``'s methods do;
+    ``name`` renames ``fun`` (the name printed in jaxprs).
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (),
+                 name: str | None = None):
+        if name is not None:
+            fun.__name__ = fun.__qualname__ = name
+        functools.update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self._rule: tuple = ()  # ("defjvp", (jvp,)) or ("defjvps", jvps)
+        self._real: list = []
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        self._rule = ("defjvp", (jvp,))
+        return jvp
+
+    def defjvps(self, *jvps: Callable | None) -> None:
+        self._rule = ("defjvps", jvps)
+
+    def __call__(self, *args):
+        if _custom_jvp_impl is None:
+            return self.fun(*args)
+        if not self._real:
+            real = _custom_jvp_impl(self.fun, self.nondiff_argnums)
+            method, rules = self._rule
+            getattr(real, method)(*rules)
+            self._real.append(real)
+        return self._real[0](*args)
