@@ -91,7 +91,7 @@ def _idiv(x, y):
     """XLA's signed integer division: truncates; x / 0 is -1; INT_MIN / -1 wraps."""
     if y == 0:
         return -1
-    q = abs(x) // abs(y)
+    q = abs(np.int64(x)) // abs(np.int64(y))  # in 64 bits: abs(INT_MIN) overflows 32
     return q if (x < 0) == (y < 0) else -q
 ''',
     "_irem": '''
@@ -99,16 +99,16 @@ def _irem(x, y):
     """XLA's signed remainder: the dividend's sign (C's fmod); x % 0 is x."""
     if y == 0:
         return x
-    r = abs(x) % abs(y)
+    r = abs(np.int64(x)) % abs(np.int64(y))  # in 64 bits: abs(INT_MIN) overflows 32
     return -r if x < 0 else r
 ''',
     "_sign": '''
 def _sign(x):
-    """-1, 0 or 1; keeps -0. and NaN."""
+    """-1, 0 or 1 (cast to x's dtype by the rule); keeps -0. and NaN."""
     if x > 0:
-        return x - x + 1
+        return 1.0
     if x < 0:
-        return x - x - 1
+        return -1.0
     return x
 ''',
     "_round_away": '''
