@@ -74,17 +74,15 @@ class JaxprTypeError(TypeError):
     """A jaxpr is ill-typed (chapter 05's ``check_jaxpr``): JAX's class of the same name."""
 
 
-class UnexpectedTracerError(Exception):
+class UnexpectedTracerError(JAXTypeError):
+    """A tracer used after the transformation that made it ended (a ``TypeError``, as JAX's)."""
+
     def __init__(self, msg: str, _suffix: bool = True):
-        if not _suffix:  # escaped_tracer_error's message is complete
-            super().__init__(msg + f"\nSee {_ERRORS_PAGE}#jax.errors.UnexpectedTracerError")
-            return
-        super().__init__(
-            msg + "\nThis tracer escaped the transformation that created it (for "
-            "example by being stored in a global or a closure and used after the "
-            "transformed function returned). Return it as an output instead.\n"
-            "See https://docs.jax.dev/en/latest/errors.html"
-            "#jax.errors.UnexpectedTracerError")
+        if _suffix:  # escaped_tracer_error's message is complete without it
+            msg += ("\nThis tracer escaped the transformation that created it (for "
+                    "example by being stored in a global or a closure and used after the "
+                    "transformed function returned). Return it as an output instead.")
+        super().__init__(msg)
 
 
 def escaped_tracer_error(tracer, detail: str | None = None) -> UnexpectedTracerError:

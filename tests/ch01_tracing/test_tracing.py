@@ -173,6 +173,9 @@ def test_leaked_tracer_is_an_error():
     print_primitives(lambda x: leaked.append(x) or x, echo=False, log=[])(jnp.array(1.0))
     with pytest.raises(errors.UnexpectedTracerError, match="escape the scope of the transformation"):
         jnp.sin(leaked[0])
+    # as in JAX 0.10.2, it is a TypeError (UnexpectedTracerError -> JAXTypeError -> TypeError)
+    assert issubclass(errors.UnexpectedTracerError, errors.JAXTypeError)
+    assert issubclass(errors.UnexpectedTracerError, TypeError)
 
 
 def test_trace_context_is_per_thread():
