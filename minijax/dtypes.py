@@ -168,6 +168,25 @@ def is_weakly_typed(x) -> bool:
     return bool(getattr(getattr(x, "aval", None), "weak_type", False))
 
 
+def weak_scalar_const(example, value):
+    """``value`` as a Python scalar, if ``example`` is a weakly typed scalar (a Python
+    scalar, or a weak 0-d array or tracer) of the dtype Python scalars of its kind
+    take; else ``None``.
+
+    This is how JAX's ``lax._const`` makes the constants of a formula: in the
+    derivative of ``x ** 2`` at a weak ``x``, the ``2`` stays weak, so the
+    gradient does too, and a jaxpr prints the Python value (``3.141592653589793``
+    rather than the float32 ``3.1415927410125732``).
+    """
+    if type(example) in _weak_types:
+        return type(example)(value)
+    aval = getattr(example, "aval", None)
+    if aval is None or not aval.weak_type or aval.shape != ():
+        return None
+    scalar = scalar_type_of(aval.dtype)(value)
+    return scalar if dtype(scalar, canonicalize=True) == aval.dtype else None
+
+
 def dtype_and_weak_type(x) -> tuple[np.dtype, bool]:
     """The canonical (stored) dtype of ``x`` and whether it is weakly typed."""
     return dtype(x, canonicalize=True), is_weakly_typed(x)

@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-from minijax import lax
+from minijax import dtypes, lax
 from minijax.abstract_arrays import get_aval
 from minijax.lax.dot import dot_general_p  # (lax/__init__ shadows the module ``dot``)
 from minijax.interpreters.ad import (Zero, defbilinear, defjvp, defjvp2, defjvp_zero,
@@ -50,10 +50,9 @@ def _shape(x) -> tuple:
 
 
 def _const(example, value):
-    """``value`` in ``example``'s dtype: a Python scalar (weak) for a Python scalar example."""
-    if type(example) in (int, float, complex):
-        return type(example)(value)
-    return np.array(value, _dtype(example))
+    """``value`` in ``example``'s dtype: a Python scalar (weak) for a weak scalar example."""
+    scalar = dtypes.weak_scalar_const(example, value)
+    return np.array(value, _dtype(example)) if scalar is None else scalar
 
 
 def _zeros(x):

@@ -93,13 +93,10 @@ def _const(x, value):
     ``jnp.deg2rad(1)`` stays weak while ``jnp.logical_not(bool_array + 0)``
     does not, as in JAX.
     """
+    scalar = dtypes.weak_scalar_const(x, value)
+    if scalar is not None:
+        return scalar
     aval = get_aval(x)
-    if aval.weak_type and aval.shape == ():
-        # a Python scalar of x's kind, as JAX's: its jaxpr literal prints the Python
-        # value (3.141592653589793:f32[], not 3.1415927410125732:f32[])
-        value = dtypes.scalar_type_of(aval.dtype)(value)
-        if dtypes.dtype(value, canonicalize=True) == aval.dtype:
-            return value
     return lax._convert_element_type(value, aval.dtype, aval.weak_type and aval.shape == ())
 
 

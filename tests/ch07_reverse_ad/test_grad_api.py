@@ -367,3 +367,15 @@ def test_lax_ops_under_grad_of_select():
     x = np.array([1., 3., 2., 4.], np.float32)
     close(grad(lambda x: jnp.sum(jnp.where(x > 1.5, x ** 2, -x)))(x), np.where(x > 1.5, 2 * x, -1))
     close(grad(lambda x: jnp.sum(lax.select(x > 1.5, x, 2 * x)))(x), np.where(x > 1.5, 1., 2.))
+
+
+def test_higher_derivatives_of_weak_scalars_stay_weak():
+    # expected values from JAX 0.10.2: the constants of a jvp rule (the 2 of x**2)
+    # are Python scalars for a weak scalar x, so they do not make the result strong
+    for f, expected in [(lambda x: x ** 2, 2.0), (lambda x: x ** 3, 4.2),
+                        (lambda x: minijax.numpy.sin(x) * x ** 2, 3.1143267)]:
+        out = minijax.grad(minijax.grad(f))(0.7)
+        assert out.weak_type and out.dtype == np.float32
+        np.testing.assert_allclose(float(out), expected, rtol=1e-6)
+    primal, tangent = minijax.jvp(minijax.grad(lambda x: x ** 2), (0.7,), (1.0,))
+    assert primal.weak_type and tangent.weak_type
