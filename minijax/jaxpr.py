@@ -586,7 +586,7 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr, settings: JaxprPpSettings) -> pp.Doc:
                 if name is not None:
                     names.setdefault(sub, name.strip("<>"))
     name_counts: Counter = Counter()
-    docs = []
+    shared = []
     for j, c in counts.items():
         if c == 1:
             continue
@@ -597,6 +597,9 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr, settings: JaxprPpSettings) -> pp.Doc:
         name_counts[name] += 1
         context.shared_jaxpr_names.add(name)
         context.shared_jaxprs[j] = name
+        shared.append((name, j))
+    docs = []  # every name is known before any body is printed: bodies refer to each other
+    for name, j in shared:
         body = pp_jaxpr_skeleton(j, lambda j=j: pp_eqns(j.eqns, context, settings),
                                  context, settings)
         docs.append(pp.concat([pp.text(f"let {name} = "), body, pp.text(" in"), pp.brk()]))

@@ -20,7 +20,7 @@ from minijax.numpy.set_ops import nonzero
 from minijax.numpy.tensor_contractions import matmul
 from minijax.lax import _convert_element_type
 from minijax.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                promote_dtypes, promote_dtypes_inexact)
+                                promote_dtypes, promote_dtypes_inexact, jnp_jit)
 
 __all__ = [
     "cross", "rot90", "append", "insert", "delete", "resize", "gcd", "lcm", "ldexp",
@@ -338,10 +338,11 @@ def frexp(x, /):
     return _u.where(finite, m, x), _u.where(finite, e, 0)
 
 
+@jnp_jit("modf")
 def modf(x, /, out=None):
     """Fractional and integral parts, both with the sign of ``x``."""
     x, = promote_args_inexact("modf", x)
-    whole = _u.trunc(x)
+    whole = _u.where(_u.greater_equal(x, 0), _u.floor(x), _u.ceil(x))
     return x - whole, whole
 
 
@@ -367,6 +368,7 @@ def spacing(x, /):
     return _convert_element_type(out, out.dtype, False)  # never weak, as in JAX
 
 
+@jnp_jit("bitwise_count")
 def bitwise_count(x, /):
     """Number of set bits of ``|x|``, as uint8."""
     x = _c.asarray(x)

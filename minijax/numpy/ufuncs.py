@@ -485,7 +485,7 @@ sinh = _unary("sinh", lax.sinh, promote_args_inexact)
 cosh = _unary("cosh", lax.cosh, promote_args_inexact)
 tanh = _unary("tanh", lax.tanh, promote_args_inexact)
 arcsinh = _unary("arcsinh", lax.asinh, promote_args_inexact)
-arccosh = _unary("arccosh", lax.acosh, promote_args_inexact)
+arccosh = jnp_jit("arccosh")(_unary("arccosh", lax.acosh, promote_args_inexact))  # as JAX's
 arctanh = _unary("arctanh", lax.atanh, promote_args_inexact)
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
@@ -589,7 +589,8 @@ def _float_only(name, fn, otherwise: bool):
     return pred
 
 
-isinf = _float_only("isinf", lambda x: lax.eq(lax.abs(x), _strong_const(x, np.inf)), False)
+isinf = jnp_jit("isinf")(_float_only("isinf", lambda x: lax.eq(lax.abs(x), _strong_const(x, np.inf)),
+                                      False))
 isposinf = _float_only("isposinf", lambda x: lax.eq(x, _strong_const(x, np.inf)), False)
 isneginf = _float_only("isneginf", lambda x: lax.eq(x, _strong_const(x, -np.inf)), False)
 isfinite = _float_only("isfinite", lax.is_finite, True)

@@ -566,6 +566,5 @@ XFAIL = {
     'randint': 'jnp.clip is jit-wrapped in JAX 0.10 (prints as jit[name=clip])',
     'perm': "iterating a tracer slices with strides=None; JAX's tracer iteration passes strides=(1,)",
     'choice_nr': "iterating a tracer slices with strides=None; JAX's tracer iteration passes strides=(1,)",
-    'tn': 'jnp.clip is jit-wrapped in JAX 0.10 (prints as jit[name=clip])',
     'vmap_normal': "JAX's batched broadcast prints broadcast_dimensions=(np.int64(1),)",
 }
