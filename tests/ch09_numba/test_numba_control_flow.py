@@ -284,3 +284,17 @@ def test_prange_for_large_elementwise_kernels_only():
     x = big.astype(np.float64)
     assert_close(y, (np.tanh(x) * 2 + x.sum()).astype(np.float32), rtol=1e-5, atol=1e-4)
     assert_close(small, big[:2, :2] + 1)
+
+
+def test_gcd_and_lcm_are_one_while_loop_over_a_big_array():
+    # jnp.gcd is JAX's while_loop of Euclid steps (until every b is 0); unrolled to a
+    # fixed 48 steps it was a 750-equation loop body that Numba took a minute to compile
+    n = 80_000
+    x = np.random.default_rng(0).integers(-1000, 1000, n).astype(np.int32)
+    y = np.random.default_rng(1).integers(-60, 60, n).astype(np.int32)
+    gcd = cpu_jit(jnp.gcd)
+    assert "while True:" in source(gcd, x, y)
+    np.testing.assert_array_equal(np.asarray(gcd(x, y)), np.gcd(x, y))
+    np.testing.assert_array_equal(np.asarray(cpu_jit(jnp.lcm)(x, y)), np.lcm(x, y))
+    # expected value from JAX 0.10.2: the product wraps
+    assert int(jnp.lcm(np.int32(2147483647), np.int32(2))) == -2
