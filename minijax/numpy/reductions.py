@@ -309,8 +309,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     normalizer = lax.sub(normalizer, np.asarray(correction, compute_dtype))
     total = sum(centered, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
     result = lax._convert_element_type(lax.div(total, normalizer), dtype, False)
-    return ufuncs._where(lax.gt(normalizer, np.asarray(0, compute_dtype)), result,
-                         np.asarray(np.nan, dtype))
+    # a Python NaN, as JAX's: an integer dtype= makes the result float32 (weak)
+    return ufuncs._where(lax.gt(normalizer, np.asarray(0, compute_dtype)), result, np.nan)
 
 
 @jnp_jit("_std", static_argnames=("axis", "dtype", "keepdims", "ddof", "correction"))
@@ -386,8 +386,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     axes = _reduction_axes(len(shape), axis)
     kept = [d for d in range(len(shape)) if d not in axes]
     a = moveaxis(a, axes, tuple(range(-len(axes), 0))) if axes else a
-    a = reshape(a, tuple(shape[d] for d in kept) + (-1,))
-    n = _aval(a).shape[-1]
+    n = int(np.prod([shape[d] for d in axes], dtype=np.int64))  # (not -1: kept may be empty)
+    a = reshape(a, tuple(shape[d] for d in kept) + (n,))
     if n == 0:
         result = ufuncs._full_like(lax.reduce_sum(a, (a.ndim - 1,)), np.nan)
     else:

@@ -119,8 +119,15 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     v_shape, n = get_aval(v).shape, get_aval(a).shape[0]
     a_b = lax.broadcast_in_dim(a, v_shape + (n,), (len(v_shape),))
     v_b = lax.broadcast_in_dim(v, v_shape + (n,), tuple(range(len(v_shape))))
-    before = lax.lt(a_b, v_b) if side == "left" else lax.le(a_b, v_b)
+    before = _total_lt(a_b, v_b) if side == "left" else lax.bitwise_not(_total_lt(v_b, a_b))
     return _sum(before, axis=-1, dtype=dtypes.int32)
+
+
+def _total_lt(x, y):
+    """``x < y`` in the order ``sort`` uses: NaN above every number (a NaN query goes last)."""
+    if not dtypes.is_float(get_aval(x).dtype):
+        return lax.lt(x, y)
+    return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
 
 
 def _check_partition(name: str, a, kth, axis):
