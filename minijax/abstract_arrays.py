@@ -71,8 +71,8 @@ class ShapedArray:
         name = short_dtype_name(self.dtype) if short_dtypes else _long_dtype_name(self.dtype)
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
-    def __str__(self):
-        return self.str_short(short_dtypes=True)
+    def __str__(self):  # as JAX's: float32[3], and ~float32[] when weakly typed
+        return ("~" if self.weak_type else "") + self.str_short()
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

@@ -66,8 +66,8 @@ class PrintTrace(Trace):
         """(value for the parent, text for the log) of one argument."""
         if isinstance(x, PrintTracer) and x._trace is self:
             return x.val, x.name
-        aval = get_aval(x)
-        if isinstance(x, Tracer) or aval.shape:
+        aval = get_aval(x).str_short(short_dtypes=True)  # f32[3], as a jaxpr shows it
+        if isinstance(x, Tracer) or get_aval(x).shape:
             # another trace's value, or a non-scalar constant: show only its type
             return x, f"<const {aval}>"
         return x, f"{np.asarray(x).item()!r}:{aval}"  # a scalar literal
@@ -78,7 +78,7 @@ class PrintTrace(Trace):
             outs = primitive.bind(*vals, **params)
         outs_list = outs if primitive.multiple_results else [outs]
         tracers = [self.new_tracer(o) for o in outs_list]
-        lhs = " ".join(f"{t.name}:{t.aval}" for t in tracers)
+        lhs = " ".join(f"{t.name}:{t.aval.str_short(short_dtypes=True)}" for t in tracers)
         param_text = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
         line = f"{lhs} = {primitive.name}{f'[{param_text}]' if params else ''} {' '.join(texts)}"
         self.log.append(line.rstrip())

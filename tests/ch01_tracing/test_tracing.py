@@ -203,8 +203,10 @@ def test_tracer_repr_and_aval():
     t = trace.new_tracer(jnp.array([1.0, 2.0]))
     assert isinstance(t, PrintTracer)
     assert t.shape == (2,) and t.dtype == np.float32 and t.ndim == 1
-    assert str(t.aval) == "f32[2]"
+    # as JAX 0.10.2's: str(aval) is float32[2] (~float32[] when weakly typed)
+    assert str(t.aval) == "float32[2]" and t.aval.str_short(short_dtypes=True) == "f32[2]"
     assert repr(t.aval) == "ShapedArray(float32[2])"
+    assert str(core.get_aval(1.0)) == "~float32[]"
 
 
 def test_variable_names_follow_jax():
