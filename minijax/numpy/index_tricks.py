@@ -190,7 +190,7 @@ class _Grid:
             return _slice_to_array(key)
         arrays = [_slice_to_array(k) for k in key]
         grids = _c.meshgrid(*_promote(arrays), indexing="ij", sparse=self.sparse)
-        return tuple(grids) if self.sparse else _s.stack(grids)
+        return list(grids) if self.sparse else _s.stack(grids)  # a list, as JAX 0.10.2 gives
 
 
 def _promote(arrays):

@@ -52,3 +52,8 @@ def test_ldexp_with_exponents_beyond_the_float_range(run):
     n = rng.integers(-100, 100, 64).astype(np.int32)
     np.testing.assert_array_equal(np.asarray(run(jnp.ldexp)(x, n)),
                                   (x.astype(np.float64) * 2.0 ** n).astype(f32))
+
+
+def test_ogrid_gives_a_list_as_jax():
+    grids = jnp.ogrid[0:3, 0:2]  # a list in JAX 0.10.2 (NumPy gives a tuple)
+    assert type(grids) is list and [g.shape for g in grids] == [(3, 1), (1, 2)]
