@@ -157,7 +157,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
                       _c.asarray(fill).astype(ar.dtype))
     out = [values]
     if return_index:
-        out.append(_u.where(valid, perm[safe] if n else safe, 0).astype(dtypes.default_int_dtype))
+        # spare slots repeat the first index (slot 0), as JAX's do
+        out.append((perm[safe] if n else safe).astype(dtypes.default_int_dtype))
     if return_inverse:
         group = _r.cumsum(is_new.astype(dtypes.default_int_dtype)) - 1
         inv = _c.zeros(n, dtypes.default_int_dtype).at[perm].set(group)

@@ -57,3 +57,11 @@ def test_ldexp_with_exponents_beyond_the_float_range(run):
 def test_ogrid_gives_a_list_as_jax():
     grids = jnp.ogrid[0:3, 0:2]  # a list in JAX 0.10.2 (NumPy gives a tuple)
     assert type(grids) is list and [g.shape for g in grids] == [(3, 1), (1, 2)]
+
+
+def test_unique_pads_its_indices_with_the_first_one(run):
+    # expected values from JAX 0.10.2
+    a = np.array([3, 1, 2, 1, 3, 0, 2, 1, 3, 3], np.int32)
+    values, index = run(lambda a: jnp.unique(a, size=6, return_index=True, fill_value=9))(a)
+    np.testing.assert_array_equal(np.asarray(values), [0, 1, 2, 3, 9, 9])
+    np.testing.assert_array_equal(np.asarray(index), [5, 1, 2, 0, 5, 5])
