@@ -165,7 +165,7 @@ def maybe_jvp_tracer(trace: "JVPTrace", primal, tangent):
     """A tracer for (primal, tangent), or the bare primal when the tangent is zero."""
     if type(tangent) is Zero or _is_float0(tangent):
         return primal
-    return JVPTracer(trace, primal, tangent)
+    return trace.tracer_class(trace, primal, tangent)
 
 
 class JVPTrace(Trace):
@@ -174,6 +174,8 @@ class JVPTrace(Trace):
     Anything that is not one of *this* trace's tracers — a constant, an
     argument of an outer ``jvp`` — is a primal with a Zero tangent.
     """
+    #: The class of this trace's tracers (chapter 07's linearize prints its own).
+    tracer_class = JVPTracer
 
     def __init__(self, parent: Trace):
         self.parent = parent

@@ -303,6 +303,26 @@ class LinearizedJaxpr:
                 for a, nz in zip(self.out_avals, self.out_nonzero)]
 
 
+class GradTracer(JVPTracer):
+    """A value being linearized (``grad``, ``vjp``, ``linearize``). It prints as JAX's
+    does, with its primal and the type of its (staged) tangent:
+    ``GradTracer(primal=1.0, typeof(tangent)=f32[])``."""
+    __slots__ = ()
+
+    def _short_repr(self) -> str:
+        primal = self.primal._short_repr() if isinstance(self.primal, Tracer) else str(self.primal)
+        tangent = get_aval(self.tangent).str_short(short_dtypes=True)
+        return f"GradTracer(primal={primal}, typeof(tangent)={tangent})"
+
+    __repr__ = _short_repr
+
+
+class LinearizeTrace(JVPTrace):
+    """Chapter 02's JVP trace over a partial-evaluation trace; its tracers are
+    :class:`GradTracer` s."""
+    tracer_class = GradTracer
+
+
 def linearize_flat(fun: Callable, primals: Sequence) -> tuple[list, LinearizedJaxpr, Any]:
     """Linearize ``fun(*primals) -> list`` (flat lists) at ``primals``.
 
@@ -313,7 +333,7 @@ def linearize_flat(fun: Callable, primals: Sequence) -> tuple[list, LinearizedJa
     tangent operation (unknown) into the linear jaxpr.
     """
     pe_trace = JaxprTrace()
-    jvp_trace = JVPTrace(pe_trace)
+    jvp_trace = LinearizeTrace(pe_trace)
     in_avals = [tangent_aval(_typeof(p)) for p in primals]
     in_nonzero = [a.dtype != float0 for a in in_avals]
     tangents = [pe_trace.new_arg(PartialVal.unknown(a)) if nz else Zero(a)

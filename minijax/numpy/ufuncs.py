@@ -589,8 +589,8 @@ def _float_only(name, fn, otherwise: bool):
     return pred
 
 
-isinf = jnp_jit("isinf")(_float_only("isinf", lambda x: lax.eq(lax.abs(x), _strong_const(x, np.inf)),
-                                      False))
+isinf = jnp_jit("isinf")(  # inner-jitted, as JAX's
+    _float_only("isinf", lambda x: lax.eq(lax.abs(x), _strong_const(x, np.inf)), False))
 isposinf = _float_only("isposinf", lambda x: lax.eq(x, _strong_const(x, np.inf)), False)
 isneginf = _float_only("isneginf", lambda x: lax.eq(x, _strong_const(x, -np.inf)), False)
 isfinite = _float_only("isfinite", lax.is_finite, True)

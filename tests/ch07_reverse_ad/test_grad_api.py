@@ -379,3 +379,24 @@ def test_higher_derivatives_of_weak_scalars_stay_weak():
         np.testing.assert_allclose(float(out), expected, rtol=1e-6)
     primal, tangent = minijax.jvp(minijax.grad(lambda x: x ** 2), (0.7,), (1.0,))
     assert primal.weak_type and tangent.weak_type
+
+
+def test_printed_tracers_under_grad_are_jaxs(capsys):
+    # expected text from JAX 0.10.2
+    def f(x):
+        print(x)
+        return jnp.sin(x) * 2
+    grad(f)(1.0)
+    grad(f)(np.float32(1.5))
+    minijax.vjp(f, np.ones(3, np.float32))
+    jvp(f, (1.0,), (1.0,))
+    minijax.jit(grad(f))(1.0)
+    grad(grad(f))(1.0)
+    assert capsys.readouterr().out.splitlines() == [
+        "GradTracer(primal=1.0, typeof(tangent)=f32[])",
+        "GradTracer(primal=1.5, typeof(tangent)=f32[])",
+        "GradTracer(primal=[1. 1. 1.], typeof(tangent)=f32[3])",
+        "JVPTracer(primal=1.0, tangent=1.0)",
+        "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])",
+        "GradTracer(primal=GradTracer(primal=1.0, typeof(tangent)=f32[]), typeof(tangent)=f32[])",
+    ]
