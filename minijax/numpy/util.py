@@ -221,12 +221,12 @@ class jnp_custom_jvp:
     def defjvps(self, *jvps: Callable | None) -> None:
         self._rule = ("defjvps", jvps)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if _custom_jvp_impl is None:
-            return self.fun(*args)
+            return self.fun(*args, **kwargs)
         if not self._real:
             real = _custom_jvp_impl(self.fun, self.nondiff_argnums)
             method, rules = self._rule
             getattr(real, method)(*rules)
             self._real.append(real)
-        return self._real[0](*args)
+        return self._real[0](*args, **kwargs)

@@ -175,3 +175,9 @@ def test_printed_jaxprs_are_jaxs():
     assert str(jax.make_jaxpr(jnp.logaddexp)(1.0, 2.0)) == LOGADDEXP_JAXPR
     assert str(jax.make_jaxpr(jnp.logaddexp2)(1.0, 2.0)) == LOGADDEXP2_JAXPR
     assert str(jax.make_jaxpr(jnp.sinc)(1.0)) == SINC_JAXPR
+
+
+def test_keyword_arguments_reach_the_function():
+    # as JAX 0.10.2: relu(x=...) and its derivative at 0 is still 0
+    np.testing.assert_array_equal(np.asarray(jax.nn.relu(x=jnp.array([-1.0, 2.0]))), [0.0, 2.0])
+    assert float(jax.grad(lambda v: jax.nn.relu(x=v))(0.0)) == 0.0
