@@ -219,8 +219,10 @@ def _random_bits(key, bit_width: int, shape):
 
 
 def _const(example, value):
-    """``value`` as a scalar of ``example``'s dtype."""
-    return np.array(value, get_aval(example).dtype)
+    """``value`` as a scalar of ``example``'s dtype (a Python scalar for a weak scalar,
+    as JAX's ``lax._const``)."""
+    scalar = dtypes.weak_scalar_const(example, value)
+    return np.array(value, get_aval(example).dtype) if scalar is None else scalar
 
 
 # =============================================================================
@@ -311,8 +313,10 @@ def _randint(key, minval, maxval, shape, dtype):
     maxval_out_of_range = lax.gt(
         maxval, _convert_and_clip_integer(jnp.array(dtypes.iinfo(dtype).max, dtype),
                                           maxval.dtype))
-    minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-    maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    minval = _convert_and_clip_integer(minval, dtype)  # both clipped, then both broadcast,
+    maxval = _convert_and_clip_integer(maxval, dtype)  # the order JAX's jaxpr shows
+    minval = lax.broadcast_to_rank(minval, len(shape))
+    maxval = lax.broadcast_to_rank(maxval, len(shape))
     nbits = dtypes.iinfo(dtype).bits
     k1, k2 = _split(key)
     higher_bits, lower_bits = _random_bits(k1, nbits, shape), _random_bits(k2, nbits, shape)

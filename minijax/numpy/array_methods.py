@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-from minijax.numpy.util import is_arraylike
+from minijax.numpy.util import is_arraylike, is_traced
 
 # operator -> (jnp function, reflected?)
 _binary_operators = {
@@ -79,6 +79,9 @@ def _transpose(self, *axes):
 def _iter(self):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d array")
+    if is_traced(self):  # as JAX's tracers: a slice with strides=(1,), then a squeeze
+        from minijax.lax import index_in_dim
+        return (index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
     return (self[i] for i in range(self.shape[0]))
 
 

@@ -562,9 +562,5 @@ let _uniform = { lambda ; a:key<fry>[4] b:f32[] c:f32[]. let
 #: programs whose printing differs for reasons outside chapter 13
 XFAIL = {
     'uniform_scalar': 'lax.reshape elides a reshape to the same shape even for rank 0; JAX keeps it (condition `np.shape(operand) and ...`)',
-    'unpack': "iterating a tracer slices with strides=None; JAX's tracer iteration passes strides=(1,)",
-    'randint': 'jnp.clip is jit-wrapped in JAX 0.10 (prints as jit[name=clip])',
-    'perm': "iterating a tracer slices with strides=None; JAX's tracer iteration passes strides=(1,)",
-    'choice_nr': "iterating a tracer slices with strides=None; JAX's tracer iteration passes strides=(1,)",
     'vmap_normal': "JAX's batched broadcast prints broadcast_dimensions=(np.int64(1),)",
 }
