@@ -38,6 +38,7 @@ from minijax.array import Array
 from minijax.core import Tracer, concrete_or_error, get_aval
 from minijax.jit import jit
 from minijax.lax.base import canonicalize_axis, canonicalize_shape
+from minijax.lax.base import const as _const  # JAX's lax._const
 from minijax.numpy.util import check_arraylike, is_arraylike, promote_dtypes_inexact
 
 __all__ = [
@@ -216,13 +217,6 @@ def _float_dtype(name: str, dtype, kind: str = "a float dtype"):
 
 def _random_bits(key, bit_width: int, shape):
     return prng.random_bits(key, bit_width=bit_width, shape=shape)
-
-
-def _const(example, value):
-    """``value`` as a scalar of ``example``'s dtype (a Python scalar for a weak scalar,
-    as JAX's ``lax._const``)."""
-    scalar = dtypes.weak_scalar_const(example, value)
-    return np.array(value, get_aval(example).dtype) if scalar is None else scalar
 
 
 # =============================================================================

@@ -30,8 +30,9 @@ import functools
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import lax
 from minijax.abstract_arrays import get_aval
+from minijax.lax.base import const as _const  # JAX's lax._const
 from minijax.lax.dot import dot_general_p  # (lax/__init__ shadows the module ``dot``)
 from minijax.interpreters.ad import (Zero, defbilinear, defjvp, defjvp2, defjvp_zero,
                                      deflinear, float0, instantiate_zeros, jvp, jvp_rules,
@@ -47,12 +48,6 @@ def _dtype(x) -> np.dtype:
 
 def _shape(x) -> tuple:
     return get_aval(x).shape
-
-
-def _const(example, value):
-    """``value`` in ``example``'s dtype: a Python scalar (weak) for a weak scalar example."""
-    scalar = dtypes.weak_scalar_const(example, value)
-    return np.array(value, _dtype(example)) if scalar is None else scalar
 
 
 def _zeros(x):

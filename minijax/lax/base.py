@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from minijax import dtypes
-from minijax.abstract_arrays import ShapedArray
+from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
 
 # The jnp function that does promotion for each lax name, for JAX's "Tip:".
@@ -40,6 +40,13 @@ _JNP_EQUIVALENTS = {
     "sign": "sign", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt", "sub": "subtract",
     "tan": "tan", "tanh": "tanh",
 }
+
+def const(example, value):
+    """``value`` in ``example``'s dtype, as JAX's ``lax._const``: a Python scalar for a
+    weakly typed scalar ``example`` (so results stay weak), else a NumPy scalar array."""
+    scalar = dtypes.weak_scalar_const(example, value)
+    return np.array(value, get_aval(example).dtype) if scalar is None else scalar
+
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
                        impl: Callable, weak_type_rule: Callable | None = None
