@@ -2,7 +2,7 @@
 
 Sums, maxima and the softmax / logsumexp / row-norm patterns of ML code. A
 reduction over the last axis accumulates in lanes that LLVM vectorizes, and a
-big one runs chunks of rows in parallel (``numba_writer._lanes_loop_nest``).
+big one runs chunks of rows in parallel (``backends/cpu/writer.KernelWriter._lanes_loop_nest``).
 """
 import numpy as np
 

@@ -32,7 +32,7 @@ from minijax.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401,E402
 from minijax.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401,E402  (ch07)
 import minijax.custom_derivatives  # noqa: F401,E402  (ch07: SymbolicZero)
 import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.scan, ...)
-import minijax.backends.numba_cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
+import minijax.backends.cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 import minijax.runtime  # noqa: F401,E402  (ch11: dispatch returns futures)
 from minijax import profiler  # noqa: F401,E402  (ch11)
 from minijax import random  # noqa: F401  (ch13)

@@ -78,3 +78,42 @@ def set_bind_dispatcher(fn: Callable) -> Callable:
 
 def get_bind_dispatcher() -> Callable:
     return _dispatcher
+
+
+# ---- TEMPORARY SHIM (replaced by the real attributes at merge) ----
+_E = set("""neg sign add sub mul div rem max min abs square integer_pow pow nextafter
+    floor ceil round is_finite exp exp2 log log1p expm1 logistic sqrt rsqrt cbrt
+    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh
+    erf erfc erf_inv lgamma digamma real imag complex conj
+    not and or xor population_count clz shift_left shift_right_logical
+    shift_right_arithmetic eq ne lt le gt ge select_n clamp
+    convert_element_type reduce_precision copy stop_gradient add_any""".split())
+_R = set("reduce_sum reduce_prod reduce_max reduce_min reduce_and reduce_or reduce_xor argmax argmin".split())
+_C = {"jit", "remat2", "custom_jvp_call", "custom_vjp_call", "name"}
+_DM = set("""broadcast_in_dim reshape squeeze expand_dims transpose rev concatenate stack split
+    unstack tile pad iota slice dynamic_slice dynamic_update_slice gather scatter
+    convert_element_type bitcast_convert_type copy stop_gradient reduce_precision""".split())
+_T = set("""exp exp2 log log1p expm1 logistic sqrt rsqrt cbrt sin cos tan asin acos atan atan2
+    sinh cosh tanh asinh acosh atanh pow erf erfc erf_inv lgamma digamma""".split())
+
+
+def _kind(self):
+    n = self.name
+    if n in _E: return "elementwise"
+    if n in ("broadcast_in_dim", "iota"): return "broadcast"
+    if n in _R: return "reduction"
+    if n in _C: return "call"
+    if n == "dot_general": return "dot"
+    if n.startswith("cum"): return "cumulative"
+    if n in ("sort", "top_k"): return "sort"
+    if n in _DM: return "data_movement"
+    return "other"
+
+
+Primitive.kind = property(_kind)
+Primitive.moves_data = property(lambda self: self.name in _DM)
+Primitive.transcendental = property(lambda self: self.name in _T)
+
+
+def register_rule_table(name, table):
+    pass

@@ -41,6 +41,7 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.abstract_arrays import ShapedArray, extended_dtypes_by_storage
 from minijax.array import Array
+from minijax.backends.cpu import rules as _cpu_rules
 from minijax.config import bool_state, string_state
 from minijax.core import Tracer, get_aval
 from minijax.interpreters import ad, batching
@@ -606,6 +607,14 @@ batching.batching_rules[threefry2x32_p] = _both_outputs(batching.batching_rules[
 # No JVP rule, as in JAX: its operands are uint32, whose tangents are always
 # symbolic zeros, so a JVP trace never needs one.
 
+
+# Lowering: chapter 09's CPU target writes these primitives as loops over the
+# key data (its rules are in minijax/backends/cpu/rules.py); it was built before
+# this chapter, so this chapter hands it its primitives.
+_cpu_rules.register_key_lowerings(
+    random_seed=random_seed_p, random_split=random_split_p, random_fold_in=random_fold_in_p,
+    random_bits=random_bits_p, random_wrap=random_wrap_p, random_unwrap=random_unwrap_p,
+    threefry2x32=threefry2x32_p)
 
 def threefry_2x32(keypair, count):
     """Apply the Threefry-2x32 hash to every element of ``count`` (JAX's reference).

@@ -86,7 +86,7 @@ def _compile_cache_dir(tmp_path_factory):
 
 
 class _CompileFailures(logging.Handler):
-    """Collects the warnings ``numba_cpu`` logs when Numba fails on a kernel."""
+    """Collects the warnings the CPU backend logs when Numba fails on a kernel."""
 
     def __init__(self):
         super().__init__(logging.WARNING)
@@ -104,7 +104,7 @@ def _no_silent_fallback(request):
     interpreter's right answer: such a warning fails the test, unless it is marked
     ``@pytest.mark.numba_fallback`` (the tests of the fallback itself)."""
     handler = _CompileFailures()
-    logger = logging.getLogger("minijax.backends.numba_cpu")
+    logger = logging.getLogger("minijax.backends.cpu.backend")
     logger.addHandler(handler)
     try:
         yield

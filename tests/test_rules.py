@@ -157,25 +157,28 @@ def test_higher_order_primitives_have_partial_eval_rules():
     assert not missing, f"higher-order primitives without a partial-eval rule: {missing}"
 
 
-# Chapter 09: every primitive lowers to Numba code, as a scalar rule (inside a
-# fused loop), a call lowering, or one of the forms the planner itself handles.
-def _numba_lowerable() -> set:
-    from minijax.backends import fusion, numba_calls, numba_scalar
-    return (set(numba_scalar.SCALAR_RULES) | set(numba_calls.CALL_LOWERINGS)
-            | set(fusion.REDUCTIONS) | set(fusion.INLINE_CALLS)
-            | {"broadcast_in_dim", "iota", "dot_general"})
+# Chapter 09: every primitive has a CPU lowering rule (nested calls are inlined
+# by the planner: their entry says so).
+from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS  # noqa: E402
 
-
-#: primitive name -> why the Numba backend hands jaxprs using it to the interpreter
-NUMBA_EXEMPT: dict[str, str] = {
+#: primitive name -> why the CPU target hands jaxprs using it to the interpreter
+CPU_EXEMPT: dict[str, str] = {
     "custom_lin": "only in linear jaxprs waiting to be transposed (chapter 07); never executed",
 }
 
 
-def test_every_primitive_has_a_numba_lowering():
-    lowerable = _numba_lowerable()
+def test_every_primitive_has_a_cpu_lowering():
     missing = [p.name for p in all_primitives()
-               if p.name not in lowerable and p.name not in NUMBA_EXEMPT]
-    assert not missing, f"primitives without a Numba lowering: {missing}"
-    stale = sorted(set(NUMBA_EXEMPT) & lowerable)
-    assert not stale, f"exempt from Numba lowering but lowered after all: {stale}"
+               if p not in CPU_LOWERINGS and p.name not in CPU_EXEMPT]
+    assert not missing, f"primitives without a CPU lowering: {missing}"
+    stale = sorted(p.name for p in CPU_LOWERINGS if p.name in CPU_EXEMPT)
+    assert not stale, f"exempt from CPU lowering but lowered after all: {stale}"
+
+
+def test_the_planner_fuses_exactly_the_scalar_rules():
+    """A primitive the planner fuses into a loop nest (its kind says so) must have a
+    scalar rule, a reduction a reduction rule; and no other primitive may."""
+    from minijax.backends.plan import is_fused, is_reduction
+    for p, rule in CPU_LOWERINGS.items():
+        expected = "scalar" if is_fused(p) else "reduction" if is_reduction(p) else rule.form
+        assert rule.form == expected or (rule.form == "inline" and p.kind == "call"), p.name

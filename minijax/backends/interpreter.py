@@ -12,7 +12,7 @@ Chapter 09 registers a backend that generates Numba code from the same
 jaxpr, and there the speed comes.
 
 ``as_text()`` is the printed jaxpr; ``cost_analysis()`` estimates the work
-(:func:`jaxpr_cost_analysis`).
+(:func:`minijax.backends.cost.jaxpr_cost_analysis`).
 """
 from __future__ import annotations
 
@@ -23,83 +23,11 @@ from minijax.backends.registry import Backend, Executable, Lowering, register_ba
 from minijax.buffers import Buffer
 from minijax.core import eval_trace, set_current_trace
 from minijax.dispatch import to_numpy
-from minijax.jaxpr import Literal, jaxprs_in_params
+from minijax.backends.cost import jaxpr_cost_analysis
+from minijax.jaxpr import Literal
 
-__all__ = ["InterpreterBackend", "jaxpr_cost_analysis", "as_output_array", "run_jaxpr",
+__all__ = ["InterpreterBackend", "as_output_array", "run_jaxpr",
            "inline_call_primitives"]
-
-
-# =============================================================================
-# Cost analysis: a rough count of the work, like XLA's cost_analysis()
-# =============================================================================
-#: Operations that only move or relabel data: no floating-point work.
-_DATA_MOVEMENT = frozenset("""
-    broadcast_in_dim reshape squeeze expand_dims transpose rev concatenate stack split
-    unstack tile pad iota slice dynamic_slice dynamic_update_slice gather scatter
-    convert_element_type bitcast_convert_type copy stop_gradient reduce_precision
-    """.split())
-#: Operations that read their whole input once (reductions, scans, sorts).
-_READS_INPUT = frozenset("""
-    reduce_sum reduce_prod reduce_max reduce_min reduce_and reduce_or reduce_xor
-    argmax argmin cumsum cumprod cummax cummin cumlogsumexp sort top_k
-    """.split())
-#: Elementwise operations XLA counts as "transcendentals".
-_TRANSCENDENTAL = frozenset("""
-    exp exp2 log log1p expm1 logistic sqrt rsqrt cbrt sin cos tan asin acos atan atan2
-    sinh cosh tanh asinh acosh atanh pow erf erfc erf_inv lgamma digamma
-    """.split())
-
-
-def _size(aval) -> int:
-    return int(np.prod(aval.shape, dtype=np.int64))
-
-
-def _nbytes(aval) -> int:
-    return _size(aval) * aval.dtype.itemsize
-
-
-def _eqn_flops(eqn) -> int:
-    """The arithmetic of one equation (not counting nested jaxprs)."""
-    name = eqn.primitive.name
-    if name in _DATA_MOVEMENT:
-        return 0
-    if name == "dot_general":  # 2*M*N*K: one multiply and one add per term
-        (lhs_contract, _), _ = eqn.params["dimension_numbers"]
-        k = int(np.prod([eqn.invars[0].aval.shape[d] for d in lhs_contract], dtype=np.int64))
-        return 2 * _size(eqn.outvars[0].aval) * k
-    if name in _READS_INPUT:
-        return _size(eqn.invars[0].aval)
-    return sum(_size(v.aval) for v in eqn.outvars)  # elementwise: one op per output
-
-
-def jaxpr_cost_analysis(closed_jaxpr) -> dict[str, float]:
-    """``{'flops', 'transcendentals', 'bytes accessed'}`` of a jaxpr, as floats.
-
-    - ``flops``: elementwise operations count one per output element,
-      ``dot_general`` counts ``2*M*N*K``, reductions one per input element,
-      and data movement (reshape, transpose, gather...) nothing;
-    - ``transcendentals``: output elements of ``exp``, ``sin``, ``log``...
-      (also counted in ``flops``; XLA counts them only here);
-    - ``bytes accessed``: bytes read and written, each equation's inputs
-      and outputs (so a value used twice is counted twice).
-
-    Equations holding jaxprs (a nested ``jit``) count the work inside.
-    """
-    jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
-    cost = {"flops": 0.0, "transcendentals": 0.0, "bytes accessed": 0.0}
-    for eqn in jaxpr.eqns:
-        inner = list(jaxprs_in_params(eqn.params))
-        if inner:
-            for sub in inner:
-                for key, val in jaxpr_cost_analysis(sub).items():
-                    cost[key] += val
-            continue
-        cost["flops"] += _eqn_flops(eqn)
-        if eqn.primitive.name in _TRANSCENDENTAL:
-            cost["transcendentals"] += sum(_size(v.aval) for v in eqn.outvars)
-        cost["bytes accessed"] += (sum(_nbytes(v.aval) for v in eqn.invars)
-                                   + sum(_nbytes(v.aval) for v in eqn.outvars))
-    return cost
 
 
 # =============================================================================

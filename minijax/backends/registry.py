@@ -173,3 +173,25 @@ def execute(executable: Executable, flat_args, device=None) -> list:
     if _executor is None:
         return executable(*flat_args)
     return _executor(executable, flat_args, device)
+
+
+# --- falling back to the interpreter -------------------------------------------------
+_fallback_listeners: list = []
+
+
+def add_fallback_listener(fn) -> None:
+    """Call ``fn(backend, name, reason)`` whenever a backend falls back to the interpreter."""
+    _fallback_listeners.append(fn)
+
+
+def remove_fallback_listener(fn) -> None:
+    _fallback_listeners.remove(fn)
+
+
+def report_fallback(backend: str, name: str, reason: str) -> None:
+    """A backend that cannot lower or compile jit(name) runs it on the interpreter instead: it says so here."""
+    import logging
+    logging.getLogger("minijax.backends").debug("jit(%s) runs on the interpreter (%s backend): %s",
+                                                name, backend, reason)
+    for fn in list(_fallback_listeners):
+        fn(backend, name, reason)

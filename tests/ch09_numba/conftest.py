@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minijax
-import minijax.backends.numba_cpu as numba_cpu
+import minijax.backends.cpu as numba_cpu
 
 
 @pytest.fixture
@@ -29,6 +29,12 @@ def cpu_jit(f, **kw):
 
 def lowering_of(jitted, *args):
     return jitted.lower(*args)._lowering
+
+
+def kernel_source(jitted, *args) -> str:
+    """The generated kernel module alone (``as_text()`` appends the shared helpers it imports)."""
+    lowering = lowering_of(jitted, *args)
+    return getattr(lowering, "source", None) or lowering.as_text()  # (a fallback: the jaxpr)
 
 
 def is_fallback(jitted, *args) -> bool:

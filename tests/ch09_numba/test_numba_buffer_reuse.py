@@ -1,11 +1,11 @@
-"""Buffer reuse (``fusion.buffer_donors``): a loop nest may write its result
+"""Buffer reuse (``backends/plan/buffers.buffer_donors``): a loop nest may write its result
 into the buffer of a temporary it reads for the last time, never into one that
 is read later, directly or through a view. Results checked against NumPy."""
 import numpy as np
 
 import minijax.numpy as jnp
 from minijax import lax
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
 
@@ -13,7 +13,7 @@ X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
 def source(f, *args):
     jitted = cpu_jit(f)
     assert not is_fallback(jitted, *args)
-    return jitted, jitted.lower(*args).as_text()
+    return jitted, kernel_source(jitted, *args)
 
 
 def test_the_result_of_a_matmul_is_overwritten_by_its_only_reader():

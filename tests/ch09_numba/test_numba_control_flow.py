@@ -9,10 +9,10 @@ import pytest
 import minijax
 import minijax.numpy as jnp
 from minijax import lax
-from minijax.backends import numba_writer
-from minijax.backends.numba_calls import CALL_LOWERINGS
+from minijax.backends.cpu import loops
+from minijax.backends.cpu.rules import LOWERINGS, Rule
 from minijax.checkpoint import checkpoint_name
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 3)).astype(np.float32)
@@ -20,7 +20,7 @@ X = rng.standard_normal((4, 3)).astype(np.float32)
 
 def source(jitted, *args) -> str:
     """The entry function of the kernel (after the module docstring)."""
-    return jitted.lower(*args).as_text().split('"""')[-1]
+    return kernel_source(jitted, *args).split('"""')[-1]
 
 
 def assert_close(got, expected, rtol=1e-5, atol=1e-6):
@@ -258,12 +258,12 @@ def _not_implemented(w, eqn, x):
 @pytest.mark.parametrize("lowering", [None, _not_implemented])
 def test_a_body_that_cannot_be_lowered_falls_back(monkeypatch, lowering):
     if lowering is None:
-        monkeypatch.delitem(CALL_LOWERINGS, "cumsum")
+        monkeypatch.delitem(LOWERINGS, lax.cumsum_p)
     else:
-        monkeypatch.setitem(CALL_LOWERINGS, "cumsum", lowering)
+        monkeypatch.setitem(LOWERINGS, lax.cumsum_p, Rule(lowering, "call"))
     f_jit = cpu_jit(_cumsum_in_a_loop)
     assert is_fallback(f_jit, X)
-    assert "cumsum" in f_jit.lower(X).as_text().splitlines()[0] or lowering is not None
+    assert "cumsum" in kernel_source(f_jit, X).splitlines()[0] or lowering is not None
     carry, ys = f_jit(X)
     assert_close(carry, np.cumsum(X, 1).sum(0))
     assert_close(ys[1:], np.cumsum(np.cumsum(X, 1), 0)[:-1])
@@ -271,7 +271,7 @@ def test_a_body_that_cannot_be_lowered_falls_back(monkeypatch, lowering):
 
 # --- parallel loops ----------------------------------------------------------------------
 def test_prange_for_large_elementwise_kernels_only():
-    n = numba_writer.PARALLEL_THRESHOLD // 256
+    n = loops.PARALLEL_THRESHOLD // 256
     big = rng.standard_normal((n, 256)).astype(np.float32)
 
     def f(x):

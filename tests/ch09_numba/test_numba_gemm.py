@@ -1,4 +1,4 @@
-"""Matrix products as BLAS sgemm calls (``numba_scalar.gemm_helper``).
+"""Matrix products as BLAS sgemm calls (``backends/cpu/helpers.gemm_helper``).
 
 A float32 product of two matrices is written as ``_sgemm_<ta><tb>(a, b, out)``:
 the operands as they are stored, a transpose flag for each. Vectors and
@@ -13,7 +13,7 @@ import pytest
 
 import minijax.numpy as jnp
 from minijax import lax
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 rng = np.random.default_rng(11)
 A = rng.standard_normal((5, 7)).astype(np.float32)   # 5x7
@@ -37,7 +37,7 @@ def test_every_transpose_pair_is_one_sgemm_call(case):
     f, args, expected, helper = CASES[case]
     jitted = cpu_jit(f)
     assert not is_fallback(jitted, *args)
-    src = jitted.lower(*args).as_text()
+    src = kernel_source(jitted, *args)
     assert f"{helper}(" in src and "np.dot" not in src
     want = expected(*(x.astype(np.float64) for x in args))
     out = np.asarray(jitted(*args))
@@ -75,7 +75,7 @@ def test_a_product_inside_a_loop_body():
 def test_vectors_and_batches_are_sgemm_calls_too(f, expected, shapes):
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     jitted = cpu_jit(f)
-    src = jitted.lower(*args).as_text()
+    src = kernel_source(jitted, *args)
     assert "_sgemm_nn(" in src and "np.dot" not in src
     want = expected(*(x.astype(np.float64) for x in args))
     np.testing.assert_allclose(np.asarray(jitted(*args)), want, rtol=1e-5, atol=1e-5)
@@ -85,20 +85,20 @@ def test_integer_products_stay_exact_loops():
     a = rng.integers(-9, 9, (4, 6)).astype(np.int32)
     b = rng.integers(-9, 9, (6, 3)).astype(np.int32)
     jitted = cpu_jit(lambda a, b: a @ b)
-    assert "_dot_loop(" in jitted.lower(a, b).as_text()
+    assert "_dot_loop(" in kernel_source(jitted, a, b)
     np.testing.assert_array_equal(np.asarray(jitted(a, b)), a @ b)
 
 
-# --- transposing copies (numba_calls.permuted_copy) ----------------------------------
+# --- transposing copies (backends/cpu/loops.permuted_copy) ----------------------------------
 @pytest.mark.parametrize("shape, perm", [((37, 70), (1, 0)), ((300, 301), (1, 0)),
                                          ((3, 40, 50), (0, 2, 1)), ((40, 3, 50), (2, 1, 0)),
                                          ((6, 33, 35, 2), (3, 2, 0, 1)), ((5, 4), (1, 0))])
 def test_a_transposing_copy_goes_tile_by_tile(shape, perm):
-    from minijax.backends.numba_calls import TRANSPOSE_TILE
+    from minijax.backends.cpu.loops import TRANSPOSE_TILE
     x = rng.standard_normal(shape).astype(np.float32)
     jitted = cpu_jit(lambda x: jnp.transpose(x, perm) * 1.0)
     assert not is_fallback(jitted, x)
-    src = jitted.lower(x).as_text()
+    src = kernel_source(jitted, x)
     j = perm.index(len(perm) - 1)
     tiled = j != len(perm) - 1 and min(shape[perm[j]], shape[perm[-1]]) >= TRANSPOSE_TILE
     assert (f"* {TRANSPOSE_TILE} + {TRANSPOSE_TILE}" in src) == tiled

@@ -1,4 +1,4 @@
-"""The helper module all kernels share (``numba_writer.helper_library_source``).
+"""The helper module all kernels share (``backends/cpu/helpers.helper_library_source``).
 
 The scalar rules of the transcendental functions call small ``@njit``
 helpers (``_exp32``, ``_tanh32``, ``_sin_end`` ...). Kernels import them from
@@ -12,8 +12,8 @@ import sys
 import numpy as np
 
 import minijax.numpy as jnp
-from minijax.backends import numba_cpu
-from tests.ch09_numba.conftest import cpu_jit, is_fallback, run_script
+from minijax.backends.cpu import compile as cpu_compile
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback, run_script
 
 X = np.linspace(-3, 3, 101, dtype=np.float32)
 
@@ -29,10 +29,10 @@ def test_two_kernels_share_one_compiled_helper():
     g = cpu_jit(lambda x: jnp.exp(-x) + jnp.tanh(x))
     for jitted in (f, g):
         assert not is_fallback(jitted, X)
-    module_f, names_f = _imports(f.lower(X).as_text())
-    module_g, names_g = _imports(g.lower(X).as_text())
+    module_f, names_f = _imports(kernel_source(f, X))
+    module_g, names_g = _imports(kernel_source(g, X))
     assert module_f == module_g and "_exp32" in names_f & names_g
-    assert "def _exp32(" not in f.lower(X).as_text()
+    assert "def _exp32(" not in kernel_source(f, X)
     np.testing.assert_allclose(np.asarray(f(X)), np.exp(X.astype(np.float64)) * 2, rtol=2e-7)
     np.testing.assert_allclose(np.asarray(g(X)), np.exp(-X.astype(np.float64)) + np.tanh(X),
                                rtol=2e-7, atol=1e-7)
@@ -41,7 +41,7 @@ def test_two_kernels_share_one_compiled_helper():
 
 
 def test_the_helper_module_holds_every_registered_helper_with_its_options():
-    library = numba_cpu._HELPER_LIBRARY["source"]  # the module the kernels import
+    library = cpu_compile._HELPER_LIBRARY["source"]  # the module the kernels import
     for name in ("_exp32", "_tanh32", "_sin_end", "_cos_end", "_rem_pio2_32"):
         assert re.search(rf'@njit\([^)]*fastmath=\{{"contract"\}}\)\ndef {name}\(', library)
     assert "parallel" not in library and "prange" not in library
@@ -52,9 +52,9 @@ def test_a_helper_written_for_one_plan_stays_in_the_kernel():
     helper module was made: the kernel defines its own."""
     v = np.array([3.0, np.nan, -1.0, 2.0, -0.0, 0.0], np.float32)
     jitted = cpu_jit(lambda v: jnp.sort(v))
-    src = jitted.lower(v).as_text()
+    src = kernel_source(jitted, v)
     assert "def _sort_perm_1(" in src
-    assert "def _sort_perm_1(" not in numba_cpu._HELPER_LIBRARY["source"]
+    assert "def _sort_perm_1(" not in cpu_compile._HELPER_LIBRARY["source"]
     np.testing.assert_array_equal(np.asarray(jitted(v)), np.sort(v))
 
 

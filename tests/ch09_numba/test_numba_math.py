@@ -1,4 +1,4 @@
-"""The float32 math of the Numba backend (``backends/numba_math.py``).
+"""The float32 math of the Numba backend (``backends/cpu/math_helpers.py``).
 
 Each function is checked over a sweep of float32 inputs (a stride through
 all bit patterns, so every binade, subnormals included, plus the domain

@@ -1,5 +1,5 @@
 """How big loop nests are launched in parallel, and products of batched,
-transposed operands (``numba_writer``).
+transposed operands (``backends/cpu/writer.py``).
 
 A fused loop nest of at least ``PARALLEL_THRESHOLD`` elements is a ``prange``
 loop; the kernel is compiled with Numba's parallel rewrites restricted to
@@ -13,11 +13,11 @@ import pytest
 
 import minijax.numpy as jnp
 from minijax import lax
-from minijax.backends import numba_writer
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from minijax.backends.cpu import helpers, loops
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 rng = np.random.default_rng(7)
-ROWS = numba_writer.PARALLEL_THRESHOLD // 256 + 44           # 300 rows of 256: a big nest
+ROWS = loops.PARALLEL_THRESHOLD // 256 + 44           # 300 rows of 256: a big nest
 BIG = rng.standard_normal((ROWS, 256)).astype(np.float32)
 SQUARE = (rng.standard_normal((300, 300)) / 10).astype(np.float32)  # 90000 >= 2**16
 
@@ -25,7 +25,7 @@ SQUARE = (rng.standard_normal((300, 300)) / 10).astype(np.float32)  # 90000 >= 2
 def compiled(f, *args):
     jitted = cpu_jit(f)
     assert not is_fallback(jitted, *args)
-    return jitted, jitted.lower(*args).as_text()
+    return jitted, kernel_source(jitted, *args)
 
 
 def wave(x):
@@ -55,7 +55,7 @@ def test_every_function_keeps_its_njit_options():
     imported = re.search(r"^from (minijax_helpers_\w+) import (.*)$", WAVE_SRC, re.M)
     assert imported, "the kernel imports its helpers from the shared module"
     assert {"_exp32", "_sin_end", "_tanh32"} <= set(imported.group(2).split(", "))
-    library = numba_writer.helper_library_source()
+    library = helpers.helper_library_source()
     decorators = re.findall(r"@njit\([^)]*\)", WAVE_SRC) + re.findall(r"@njit\([^)]*\)", library)
     assert len(decorators) >= 2  # the helpers (sin, exp, tanh) and the entry
     for d in decorators:
@@ -109,7 +109,7 @@ def test_a_transposed_product_is_the_product_of_the_swapped_operands():
     loss = lambda w, x: jnp.sum(jnp.tanh(x @ w))  # noqa: E731
     jitted = cpu_jit(minijax.grad(loss))
     assert not is_fallback(jitted, w, x)
-    text = jitted.lower(w, x).as_text()
+    text = kernel_source(jitted, w, x)
     assert "transpose" not in text.split("The plan:")[1]
     expected = x.astype(np.float64).T @ (1 - np.tanh(x.astype(np.float64) @ w) ** 2)
     np.testing.assert_allclose(np.asarray(jitted(w, x)), expected, rtol=1e-5)

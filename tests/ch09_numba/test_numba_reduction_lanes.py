@@ -1,5 +1,5 @@
 """Reductions over the innermost axes, accumulated in lanes
-(``numba_writer._KernelWriter._lanes_loop_nest``).
+(``backends/cpu/writer.KernelWriter._lanes_loop_nest``).
 
 A sum, product, max or min over the last axes (the kept axes first) is cut into
 rows of ``LANES`` partial results that LLVM can vectorize, folded in a fixed
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import minijax.numpy as jnp
-from minijax.backends.numba_writer import LANES
-from tests.ch09_numba.conftest import cpu_jit, is_fallback
+from minijax.backends.cpu.writer import LANES
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 rng = np.random.default_rng(5)
 WIDTHS = [LANES - 1, LANES, LANES + 5, 3 * LANES, 1000]
@@ -20,7 +20,7 @@ WIDTHS = [LANES - 1, LANES, LANES + 5, 3 * LANES, 1000]
 def lowered(f, *args):
     jitted = cpu_jit(f)
     assert not is_fallback(jitted, *args)
-    return jitted, jitted.lower(*args).as_text()
+    return jitted, kernel_source(jitted, *args)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -79,7 +79,7 @@ def test_integer_sums_are_exact_and_leading_axis_reductions_keep_the_plain_loop(
 def test_a_big_nest_runs_chunks_of_rows_in_parallel_with_the_same_bits(monkeypatch):
     """Each row is still summed by one thread in one order: the serial kernel
     (a threshold above the size) gives the same bits."""
-    from minijax.backends import numba_writer
+    from minijax.backends.cpu import writer
     x = rng.standard_normal((300, 260)).astype(np.float32)  # 78000 >= 2**16 elements
 
     def f(x):
@@ -87,7 +87,7 @@ def test_a_big_nest_runs_chunks_of_rows_in_parallel_with_the_same_bits(monkeypat
     jitted, src = lowered(f, x)
     assert "for i0c in prange(" in src
     parallel = [np.asarray(o) for o in jitted(x)]
-    monkeypatch.setattr(numba_writer, "PARALLEL_THRESHOLD", 10 ** 9)
+    monkeypatch.setattr(writer, "PARALLEL_THRESHOLD", 10 ** 9)
     serial_jit, serial_src = lowered(lambda x: f(x), x)
     assert "prange" not in serial_src
     for a, b in zip(parallel, serial_jit(x)):

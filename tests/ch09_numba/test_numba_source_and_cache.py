@@ -6,8 +6,8 @@ import numpy as np
 
 import minijax
 import minijax.numpy as jnp
-import minijax.backends.numba_cpu as numba_cpu
-from tests.ch09_numba.conftest import cpu_jit, lowering_of, run_script
+import minijax.backends.cpu as numba_cpu
+from tests.ch09_numba.conftest import kernel_source, cpu_jit, lowering_of, run_script
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
 
@@ -17,7 +17,7 @@ def chain(x):
 
 
 def test_an_elementwise_chain_is_one_loop_nest_without_temporaries():
-    source = cpu_jit(chain).lower(X).as_text()
+    source = kernel_source(cpu_jit(chain), X)
     code = source.split('"""')[-1]
     assert code.count("@njit(") == 1            # one entry function, no helpers needed
     assert code.count("for i0 in range(3):") == 1 and code.count("for i1 in range(4):") == 1
@@ -48,7 +48,7 @@ _SCRIPT = textwrap.dedent("""
     import sys, warnings, numpy as np
     warnings.simplefilter("ignore")
     import minijax, minijax.numpy as jnp
-    import minijax.backends.numba_cpu
+    import minijax.backends.cpu
     minijax.config.update("minijax_cache_dir", sys.argv[1])
     f = minijax.jit(lambda x: jnp.exp(jnp.cos(x) * 3.0) + 0.5, backend="cpu")
     compiled = f.lower(np.ones(5, np.float32)).compile()

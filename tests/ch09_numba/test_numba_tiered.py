@@ -1,4 +1,4 @@
-"""Background compilation (``numba_tiered``): with ``minijax_background_compile``
+"""Background compilation (``backends/cpu/tiered.py``): with ``minijax_background_compile``
 on, a kernel missing from the disk cache runs on the interpreter while a child
 process compiles it; calls switch to the compiled kernel once it is ready.
 Results are checked against NumPy on both sides of the switch."""
@@ -8,9 +8,10 @@ import numpy as np
 
 import minijax
 import minijax.numpy as jnp
-from minijax.backends import numba_cpu
+from minijax.backends.cpu import backend as numba_cpu
+from minijax.backends.cpu import compile as cpu_compile
 from minijax.backends.interpreter import InterpreterExecutable
-from minijax.backends.numba_tiered import TieredExecutable, background_compile_option
+from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option
 from tests.ch09_numba.conftest import cpu_jit, lowering_of
 
 X = np.linspace(-2, 2, 1000, dtype=np.float32)
@@ -48,7 +49,7 @@ def test_a_kernel_already_in_the_disk_cache_is_loaded_at_once(tmp_path):
         return jnp.exp(x) - 0.25
     with _cache_dir(tmp_path):
         numba_cpu.NumbaCPUBackend().compile(lowering_of(cpu_jit(g), X))  # compiles, caches
-        numba_cpu._modules.clear()
+        cpu_compile._modules.clear()
         executable = compile_with_background(g, X)
     assert not isinstance(executable, TieredExecutable)
     np.testing.assert_allclose(np.asarray(executable(X)[0]), np.exp(X) - 0.25, rtol=1e-6, atol=1e-6)
@@ -61,7 +62,7 @@ class _cache_dir:
         self.path = str(path)
 
     def __enter__(self):
-        self.old = numba_cpu.cache_dir_option.value
+        self.old = cpu_compile.cache_dir_option.value
         minijax.config.update("minijax_cache_dir", self.path)
 
     def __exit__(self, *exc):

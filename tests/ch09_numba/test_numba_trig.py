@@ -1,4 +1,4 @@
-"""float32 sin, cos and tan of the Numba backend (``backends/numba_trig.py``).
+"""float32 sin, cos and tan of the Numba backend (``backends/cpu/trig_helpers.py``).
 
 Checked like ``test_numba_math.py``: over a sweep of float32 inputs (every
 binade, the huge ones up to 3.4e38 included), the distance in ulps to NumPy's
@@ -130,7 +130,7 @@ def test_odd_and_even():
 
 def test_the_digits_of_two_over_pi():
     """The reduction's constant: 2/pi's bits after 26 zero bits (of weight 2**25 .. 2**0)."""
-    from minijax.backends.numba_trig import two_over_pi_words
+    from minijax.backends.cpu.trig_helpers import two_over_pi_words
     bits = 0
     for word in two_over_pi_words():
         bits = (bits << 64) | word
@@ -158,8 +158,10 @@ def test_other_dtypes_keep_the_previous_rule():
     """Only float32 outputs use the helpers (minijax is 32-bit: a float64
     output only exists in a hand-made context, as here)."""
     from types import SimpleNamespace
-    from minijax.backends.numba_scalar import SCALAR_RULES
+    from minijax import lax
+    from minijax.backends.cpu.rules import LOWERINGS
     for name in NAMES:
         f64 = np.dtype(np.float64)
-        ctx = SimpleNamespace(out_dtype=f64, in_dtype=f64, helper=lambda h: h, wrap=lambda e: e)
-        assert SCALAR_RULES[name](ctx, "x") == f"np.{name}(x)"
+        ctx = SimpleNamespace(out_dtype=f64, in_dtype=f64, helper=lambda h: h, wrap=lambda e: e,
+                              is_complex=False)
+        assert LOWERINGS[getattr(lax, f"{name}_p")].fn(ctx, "x") == f"np.{name}(x)"

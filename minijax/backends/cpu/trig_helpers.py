@@ -1,9 +1,9 @@
-"""Chapter 09 — fast float32 sin, cos and tan that vectorize.
+"""Chapter 09 — helpers: fast float32 sin, cos and tan that vectorize.
 
 Why: ``np.sin`` on a float32 scalar compiles to a call of the C library's
 ``sinf``. LLVM cannot turn a loop with a call into SIMD code (it has no vector
 math library here), so a fused loop with one ``sin`` in it runs one element
-at a time. As in ``numba_math``, we write the functions as small helpers with
+at a time. As in :mod:`.math_helpers`, we write the functions as small helpers with
 no calls and no branches — arithmetic, comparisons that become per-lane
 *selects*, integer bit tricks — that LLVM inlines into the loop and vectorizes.
 
@@ -53,8 +53,8 @@ import math
 
 import numpy as np
 
-from minijax.backends.numba_math import _estrin, _source
-from minijax.backends.numba_scalar import HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES
+from minijax.backends.cpu.helpers import register
+from minijax.backends.cpu.math_helpers import estrin, helper_source
 
 __all__ = ["TRIG_HELPERS", "two_over_pi_words"]
 
@@ -125,7 +125,7 @@ def _pick(j: int) -> str:
     return f"{p[j]} if w == {_U64}(0) else ({p[j + 1]} if w == {_U64}(1) else {p[j + 2]})"
 
 
-_REDUCE = _source(
+_REDUCE = helper_source(
     "_rem_pio2_32(x)",
     "(r, q): |x| = q * pi/2 + r (mod 2 pi), |r| <= pi/4, for a finite float32 x (Payne–Hanek).",
     f"    bits = {_U64}(np.float32(x).view(np.uint32))",
@@ -151,21 +151,21 @@ _REDUCE = _source(
     f"    return r, q & {_U64}(3)",
 )
 
-_SIN_COS = _source(
+_SIN_COS = helper_source(
     "_sin_cos_f64(rq)", "(sin r, cos r, q) for float64 |r| <= pi/4, by polynomials in z = r*r.",
     "    r, q = rq",
     "    z = r * r",
-    *_estrin(_SIN_SERIES, "z")[0],
-    f"    s = r + r * z * {_estrin(_SIN_SERIES, 'z')[1]}",
+    *estrin(_SIN_SERIES, "z")[0],
+    f"    s = r + r * z * {estrin(_SIN_SERIES, 'z')[1]}",
     "    s = s if r != 0.0 else r  # -0 + (-0 * 0 * -1/6 = +0) would be +0",
-    f"    c = 1.0 - 0.5 * z + z2 * {_estrin(_COS_SERIES, 'z')[1]}",
+    f"    c = 1.0 - 0.5 * z + z2 * {estrin(_COS_SERIES, 'z')[1]}",
     "    return s, c, q",
 )
 
 
 def _quadrant_source(name: str, doc: str, result: str) -> str:
     """The float32 result from (s, c, q) = (sin r, cos r, the quadrant)."""
-    return _source(
+    return helper_source(
         f"{name}(x, scq)", doc,
         "    s, c, q = scq",
         "    odd, negate = (q & np.uint64(1)) == np.uint64(1), (q & np.uint64(2)) == np.uint64(2)",
@@ -192,17 +192,5 @@ TRIG_HELPERS = {
 }
 
 
-def _trig_rule(end: str, previous):
-    """``end(x, _sin_cos_f64(_rem_pio2_32(x)))`` for float32 outputs, else ``previous``."""
-    def rule(c, x):
-        if c.out_dtype != np.float32:
-            return previous(c, x)
-        reduce, sin_cos, end_ = (c.helper(h) for h in ("_rem_pio2_32", "_sin_cos_f64", end))
-        return f"{end_}({x}, {sin_cos}({reduce}({x})))"
-    return rule
-
-
-HELPERS.update(TRIG_HELPERS)
-HELPER_NJIT_OPTIONS.update({name: 'fastmath={"contract"}' for name in TRIG_HELPERS})
-_ENDS = {"sin": "_sin_end", "cos": "_cos_end", "tan": "_tan_end"}
-SCALAR_RULES.update({prim: _trig_rule(end, SCALAR_RULES[prim]) for prim, end in _ENDS.items()})
+for _name, _source in TRIG_HELPERS.items():
+    register(_name, _source, options='fastmath={"contract"}')

@@ -1,4 +1,4 @@
-"""Chapter 09 — fast float32 transcendentals that vectorize.
+"""Chapter 09 — helpers: fast float32 transcendentals that vectorize.
 
 A fused loop ``out[i] = exp(x[i])`` is only fast if LLVM can turn it into
 SIMD code working on 8 or 16 floats at once. ``np.exp`` on a float32 scalar
@@ -7,7 +7,7 @@ compiles to a call of the C library's ``expf``: LLVM cannot vectorize a call
 XLA avoids that by writing its math functions as straight-line polynomial
 code; we do the same.
 
-Every function here is a small helper (see ``numba_scalar.HELPERS``) with
+Every function here is a small helper (see :mod:`.helpers`) with
 no calls and no branches, only arithmetic, comparisons (which LLVM turns
 into *selects*: ``a if c else b`` computes both sides and picks one per
 lane) and bit tricks on the IEEE-754 layout (``np.float64(u).view(np.int64)``
@@ -47,9 +47,10 @@ compute-bound at ~1 ns per element on one core. ``_exp32`` computes in float32
 and equal to it for 99.2% of them; it also gives JAX's bits more often (~95% of
 a sample) than the float64 route (~88%).
 
-The rules here apply to float32 outputs only; other dtypes keep the rules of
-``numba_scalar`` (``np.exp`` and friends). sin, cos and tan are in
-``numba_trig`` (their argument reduction is a story of its own). Not here yet: erfc.
+The CPU rules (:mod:`.rules`) call these for float32 outputs; other dtypes
+use NumPy's functions (``np.exp`` and friends). sin, cos and tan are in
+:mod:`.trig_helpers` (their argument reduction is a story of its own). Not
+here yet: erfc.
 """
 from __future__ import annotations
 
@@ -58,10 +59,10 @@ import math
 import numpy as np
 from numpy.polynomial import chebyshev
 
-from minijax.backends.numba_scalar import HELPER_NJIT_OPTIONS, HELPERS, SCALAR_RULES
+from minijax.backends.cpu.helpers import register
 from minijax.lax.elementwise import _ERF_INV_LARGE, _ERF_INV_SMALL
 
-__all__ = ["MATH_HELPERS", "DEPENDS"]
+__all__ = ["MATH_HELPERS", "CALLS", "estrin", "helper_source"]
 
 
 def _f64(c: float) -> str:
@@ -72,7 +73,7 @@ def _f32(c: float) -> str:
     return f"np.float32({float(np.float32(c))!r})"
 
 
-def _estrin(coeffs, z: str) -> tuple[list[str], str]:
+def estrin(coeffs, z: str) -> tuple[list[str], str]:
     """``c0 + c1*z + c2*z**2 + ...`` by Estrin's scheme: pair the terms,
     ``(c0 + c1*z) + (c2 + c3*z)*z**2``, then pair the pairs with ``z**4``...
 
@@ -94,7 +95,7 @@ def _estrin(coeffs, z: str) -> tuple[list[str], str]:
     return lines, terms[0]
 
 
-def _source(name: str, doc: str, *body: str) -> str:
+def helper_source(name: str, doc: str, *body: str) -> str:
     """The source of one helper (the kernel writer adds the ``@njit`` line)."""
     return "\n".join(["", f"def {name}:", f'    """{doc}"""', *body, ""])
 
@@ -125,7 +126,7 @@ _TWO_TO_THE_N = [
 ]
 
 _KERNELS = {
-    "_log_f64": _source(
+    "_log_f64": helper_source(
         "_log_f64(u)",
         "log(u) for a finite float64 u > 0, to ~1e-16: u = 2**k * m, m in [sqrt(1/2), sqrt(2)).",
         "    bits = np.float64(u).view(np.int64)",
@@ -133,11 +134,11 @@ _KERNELS = {
         "    m = np.int64(bits - (k << np.int64(52))).view(np.float64)",
         "    s = (m - 1.0) / (m + 1.0)  # log(m) = 2 atanh(s), |s| <= 0.172",
         "    z = s * s",
-        *_estrin(_ATANH_SERIES, "z")[0],
-        f"    return np.float64(k) * {_LN2_HI!r} + (s * {_estrin(_ATANH_SERIES, 'z')[1]} "
+        *estrin(_ATANH_SERIES, "z")[0],
+        f"    return np.float64(k) * {_LN2_HI!r} + (s * {estrin(_ATANH_SERIES, 'z')[1]} "
         f"+ np.float64(k) * {_LN2_LO!r})",
     ),
-    "_log1p_f64": _source(
+    "_log1p_f64": helper_source(
         "_log1p_f64(y)",
         "log(1 + y) for a finite float64 y > -1: log(u), u = 1 + y, corrected for u's rounding.",
         "    u = 1.0 + y",
@@ -145,21 +146,21 @@ _KERNELS = {
         "    # log(u + d) ~ log(u) + d / u; d is below 1e-16 and u within 2x of 1, so d / u ~ d",
         "    return _log_f64(u) + (d if u < 2.0 else 0.0)",
     ),
-    "_expm1_f64": _source(
+    "_expm1_f64": helper_source(
         "_expm1_f64(x)",
         "exp(x) - 1 for float64 |x| < 700, to ~1e-15: x = n log(2) + r, |r| <= log(2)/2.",
         *_REDUCE_BY_LN2,
-        *_estrin(_EXPM1_SERIES, "r")[0],
-        f"    p = r * {_estrin(_EXPM1_SERIES, 'r')[1]}  # exp(r) - 1",
+        *estrin(_EXPM1_SERIES, "r")[0],
+        f"    p = r * {estrin(_EXPM1_SERIES, 'r')[1]}  # exp(r) - 1",
         *_TWO_TO_THE_N,
         "    return scale * p + (scale - 1.0)  # 2**n (1 + p) - 1",
     ),
-    "_exp_f64": _source(
+    "_exp_f64": helper_source(
         "_exp_f64(x)",
         "exp(x) for float64 |x| < 700, to ~1e-15.",
         *_REDUCE_BY_LN2,
-        *_estrin(_EXPM1_SERIES, "r")[0],
-        f"    p = r * {_estrin(_EXPM1_SERIES, 'r')[1]}  # exp(r) - 1",
+        *estrin(_EXPM1_SERIES, "r")[0],
+        f"    p = r * {estrin(_EXPM1_SERIES, 'r')[1]}  # exp(r) - 1",
         *_TWO_TO_THE_N,
         "    return scale + scale * p",
     ),
@@ -223,7 +224,7 @@ def _horner32(coeffs, z: str) -> str:
 _TINY = 2.0 ** -25  # below this, log1p(x), expm1(x), tanh(x) round to x itself (keeps ±0)
 
 _FLOAT32 = {
-    "_exp32": _source(
+    "_exp32": helper_source(
         "_exp32(x)", "float32 exp in float32 arithmetic (8 or 16 lanes): see _EXP32_Q.",
         "    t = x if x > np.float32(-104.0) else np.float32(-104.0)  # exp(-104) rounds to 0",
         "    t = t if t < np.float32(89.0) else np.float32(89.0)  # exp(89) overflows",
@@ -241,7 +242,7 @@ _FLOAT32 = {
         "    y = (y * s1) * s2",
         "    return y if x == x else x",
     ),
-    "_expm1_32": _source(
+    "_expm1_32": helper_source(
         "_expm1_32(x)", "float32 exp(x) - 1: -1 below -104, inf above 89.",
         "    t = np.float64(x)",
         "    t = t if t > -104.0 else -104.0",
@@ -249,7 +250,7 @@ _FLOAT32 = {
         "    y = np.float32(_expm1_f64(t))",
         f"    return y if abs(x) >= {_TINY!r} else x  # tiny, ±0 and NaN: x",
     ),
-    "_log32": _source(
+    "_log32": helper_source(
         "_log32(x)", "float32 log: -inf at ±0, NaN below 0, inf at inf.",
         "    t = np.float64(x)",
         "    ok = t > 0.0 and t < np.inf",
@@ -257,7 +258,7 @@ _FLOAT32 = {
         "    y = y if ok else (np.float32(-np.inf) if t == 0.0 else np.float32(np.nan))",
         "    return y if x != np.inf else x",
     ),
-    "_log1p32": _source(
+    "_log1p32": helper_source(
         "_log1p32(x)", "float32 log(1 + x): -inf at -1, NaN below -1, inf at inf.",
         "    t = np.float64(x)",
         "    ok = t > -1.0 and t < np.inf",
@@ -266,7 +267,7 @@ _FLOAT32 = {
         "    y = y if x != np.inf else x",
         f"    return y if abs(x) >= {_TINY!r} else x",
     ),
-    "_tanh32": _source(
+    "_tanh32": helper_source(
         "_tanh32(x, e)", "float32 tanh in float32: x + x z p(z) below 0.625, else 1 - 2 / (e + 1), "
         "with e = exp(2 |x|) (the rule computes it: one helper calling another is not inlined).",
         "    a = abs(x)",
@@ -277,7 +278,7 @@ _FLOAT32 = {
         "    y = small if a < np.float32(0.625) else big",
         f"    return y if a >= np.float32({_TINY!r}) else x  # tiny, ±0 and NaN: x",
     ),
-    "_logistic32": _source(
+    "_logistic32": helper_source(
         "_logistic32(x)", "float32 logistic 1 / (1 + exp(-x)).",
         "    t = np.float64(x)",
         "    t = t if t > -110.0 else -110.0  # logistic(-110) rounds to 0, (110) to 1",
@@ -285,7 +286,7 @@ _FLOAT32 = {
         "    y = np.float32(1.0 / (1.0 + _exp_f64(-t)))",
         "    return y if x == x else x",
     ),
-    "_exp2_32": _source(
+    "_exp2_32": helper_source(
         "_exp2_32(x)", "float32 2**x = exp(x log(2)) (the float64 product is off by < 1e-14).",
         "    t = np.float64(x)",
         "    t = t if t > -151.0 else -151.0",
@@ -293,7 +294,7 @@ _FLOAT32 = {
         "    y = np.float32(_exp_f64(t * 0.6931471805599453))",
         "    return y if x == x else x",
     ),
-    "_sinh32": _source(
+    "_sinh32": helper_source(
         "_sinh32(x)", "float32 sinh: (e - 1/e) / 2 = (m + m / (m + 1)) / 2 with m = expm1(|x|).",
         "    a = abs(np.float64(x))",
         "    a = a if a < 100.0 else 100.0  # sinh(100) overflows float32; also sends NaN to 100",
@@ -302,14 +303,14 @@ _FLOAT32 = {
         "    y = -y if x < 0 else y",
         f"    return y if abs(x) >= {_TINY!r} else x",
     ),
-    "_cosh32": _source(
+    "_cosh32": helper_source(
         "_cosh32(x)", "float32 cosh: (e + 1/e) / 2 with e = exp(|x|).",
         "    a = abs(np.float64(x))",
         "    e = _exp_f64(a if a < 100.0 else 100.0)",
         "    y = np.float32(0.5 * (e + 1.0 / e))",
         "    return y if x == x else x",
     ),
-    "_atanh32": _source(
+    "_atanh32": helper_source(
         "_atanh32(x)", "float32 atanh: log((1 + a) / (1 - a)) / 2 = log1p(2a / (1 - a)) / 2.",
         "    a = abs(np.float64(x))",
         "    ok = a < 1.0",
@@ -318,7 +319,7 @@ _FLOAT32 = {
         "    y = -y if x < 0 else y",
         f"    return y if abs(x) >= {_TINY!r} else x",
     ),
-    "_asinh32": _source(
+    "_asinh32": helper_source(
         "_asinh32(x)", "float32 asinh: log(a + sqrt(a*a + 1)) = log1p(a + a*a / (1 + sqrt(a*a+1)))",
         "    a = abs(np.float64(x))",
         "    b = a if a < 1e300 else 1.0  # inf: patched below",
@@ -327,7 +328,7 @@ _FLOAT32 = {
         "    y = -y if x < 0 else y",
         f"    return y if abs(x) >= {_TINY!r} else x",
     ),
-    "_acosh32": _source(
+    "_acosh32": helper_source(
         "_acosh32(x)", "float32 acosh: log(x + sqrt(x*x - 1)) = log1p(t + sqrt(t*(t+2))), t = x-1",
         "    t = np.float64(x) - 1.0  # exact",
         "    ok = t >= 0.0 and t < 1e300",
@@ -343,22 +344,22 @@ _FLOAT32 = {
 # ``_erf_end(x, _erf_series(x), _erfcx(x))``: below 1, a Taylor series; from 1
 # to 4, 1 - exp(-x*x) erfcx(x); beyond, ±1. (Both polynomials are computed for
 # every lane, and one is selected.)
-_FLOAT32["_erf_series"] = _source(
+_FLOAT32["_erf_series"] = helper_source(
     "_erf_series(x)", "erf(a) / a for a = |x| <= 1, by its Taylor series in z = a*a.",
     "    a = abs(np.float64(x))",
     "    z = a * a if a < 1.0 else 1.0",
-    *_estrin(_ERF_SERIES, "z")[0],
-    f"    return {_estrin(_ERF_SERIES, 'z')[1]}",
+    *estrin(_ERF_SERIES, "z")[0],
+    f"    return {estrin(_ERF_SERIES, 'z')[1]}",
 )
-_FLOAT32["_erfcx"] = _source(
+_FLOAT32["_erfcx"] = helper_source(
     "_erfcx(x)", "erfcx(a) = exp(a*a) erfc(a) for a = |x| in [1, 4], fitted.",
     "    a = abs(np.float64(x))",
     "    a = 1.0 if a < 1.0 else (a if a < 4.0 else 4.0)  # also sends NaN to 4",
     f"    t = a * {2 / (_ERFCX_HI - _ERFCX_LO)!r} - {(_ERFCX_HI + _ERFCX_LO) / (_ERFCX_HI - _ERFCX_LO)!r}",
-    *_estrin(_ERFCX_FIT, "t")[0],
-    f"    return {_estrin(_ERFCX_FIT, 't')[1]}",
+    *estrin(_ERFCX_FIT, "t")[0],
+    f"    return {estrin(_ERFCX_FIT, 't')[1]}",
 )
-_FLOAT32["_erf_end"] = _source(
+_FLOAT32["_erf_end"] = helper_source(
     "_erf_end(x, series, erfcx)", "float32 erf: a * series below 1, else 1 - exp(-a*a) * erfcx.",
     "    a = abs(np.float64(x))",
     "    a = a if a < 4.0 else 4.0  # erf(4) rounds to 1 in float32; also sends NaN to 4",
@@ -386,12 +387,12 @@ def _erf_inv_lines() -> list[str]:
 # erf_inv is written as three helpers, each small enough for LLVM to inline
 # (one big function would stay a call, and a loop with a call cannot vectorize):
 # the rule writes ``_erf_inv_end(x, _erf_inv_poly(_erf_inv_w(x)))``.
-_FLOAT32["_erf_inv_w"] = _source(
+_FLOAT32["_erf_inv_w"] = helper_source(
     "_erf_inv_w(x)", "w = -log1p(-x*x) in float32 (x*x rounded to float32, as XLA); 0 if |x| >= 1.",
     "    y = -np.float64(x * x)",
     "    return np.float32(-_log1p_f64(y if y > -1.0 else 0.0))",
 )
-_FLOAT32["_erf_inv_poly"] = _source(
+_FLOAT32["_erf_inv_poly"] = helper_source(
     "_erf_inv_poly(w)", "Giles' polynomial for erf_inv(x) / x (the small one if w < 5).",
     "    big = w >= np.float32(5.0)",
     "    s = np.sqrt(w)  # computed for every lane: a select, not a branch",
@@ -399,7 +400,7 @@ _FLOAT32["_erf_inv_poly"] = _source(
     *_erf_inv_lines(),
     "    return p",
 )
-_FLOAT32["_erf_inv_end"] = _source(
+_FLOAT32["_erf_inv_end"] = helper_source(
     "_erf_inv_end(x, p)", "erf_inv(x) = p * x for |x| < 1; ±inf at ±1, NaN beyond and for NaN.",
     "    a = abs(x)",
     "    r = p * x if a < np.float32(1.0) else x * np.float32(np.inf)",
@@ -408,68 +409,17 @@ _FLOAT32["_erf_inv_end"] = _source(
 
 
 #: The helpers each helper calls (the kernel module must include them too).
-DEPENDS = {
+CALLS = {
     "_log1p_f64": ["_log_f64"], "_expm1_32": ["_expm1_f64"],
-    "_log32": ["_log_f64"], "_log1p32": ["_log1p_f64"], 
+    "_log32": ["_log_f64"], "_log1p32": ["_log1p_f64"],
     "_logistic32": ["_exp_f64"], "_erf_inv_w": ["_log1p_f64"], "_exp2_32": ["_exp_f64"],
     "_sinh32": ["_expm1_f64"], "_cosh32": ["_exp_f64"], "_atanh32": ["_log1p_f64"],
     "_asinh32": ["_log1p_f64"], "_acosh32": ["_log1p_f64"], "_erf_end": ["_exp_f64"],
 }
 
 MATH_HELPERS = {**_KERNELS, **_FLOAT32}
-HELPERS.update(MATH_HELPERS)
 # Let LLVM fuse a * b + c into one FMA: half the instructions of the polynomials,
 # and at least as accurate (erf_inv's emulated float32 FMAs are exact products
 # plus one rounding either way, so its results do not change).
-HELPER_NJIT_OPTIONS.update({name: 'fastmath={"contract"}' for name in MATH_HELPERS})
-
-
-def _use(ctx, name: str) -> str:
-    """Request helper ``name`` and, transitively, the helpers it calls."""
-    for dep in DEPENDS.get(name, ()):
-        _use(ctx, dep)
-    return ctx.helper(name)
-
-
-def _float32_rule(helper: str, previous):
-    """Use ``helper`` on float32 outputs; other dtypes keep the ``previous`` rule."""
-    def rule(c, x):
-        if c.out_dtype == np.float32:
-            return f"{_use(c, helper)}({x})"
-        if previous is None:
-            raise NotImplementedError(f"{c.eqn.primitive.name} on {c.out_dtype}")
-        return previous(c, x)
-    return rule
-
-
-_RULES = {"exp": "_exp32", "expm1": "_expm1_32", "log": "_log32", "log1p": "_log1p32",
-          "logistic": "_logistic32", "exp2": "_exp2_32", "sinh": "_sinh32",
-          "cosh": "_cosh32", "atanh": "_atanh32", "asinh": "_asinh32", "acosh": "_acosh32"}
-SCALAR_RULES.update({prim: _float32_rule(helper, SCALAR_RULES.get(prim))
-                     for prim, helper in _RULES.items()})
-
-
-def _erf(c, x):
-    if c.out_dtype != np.float32:
-        return _PREVIOUS_ERF(c, x)
-    end, series, erfcx = (_use(c, h) for h in ("_erf_end", "_erf_series", "_erfcx"))
-    return f"{end}({x}, {series}({x}), {erfcx}({x}))"
-
-
-def _erf_inv(c, x):
-    if c.out_dtype != np.float32:
-        raise NotImplementedError(f"erf_inv on {c.out_dtype}")
-    w, poly, end = (_use(c, h) for h in ("_erf_inv_w", "_erf_inv_poly", "_erf_inv_end"))
-    return f"{end}({x}, {poly}({w}({x})))"
-
-
-def _tanh(c, x):
-    if c.out_dtype != np.float32:
-        return _PREVIOUS_TANH(c, x)
-    e = f"{_use(c, '_exp32')}(np.float32(2.0) * min(abs({x}), np.float32(10.0)))"  # tanh(10) is 1
-    return f"{_use(c, '_tanh32')}({x}, {e})"
-
-
-_PREVIOUS_TANH = SCALAR_RULES["tanh"]
-_PREVIOUS_ERF = SCALAR_RULES["erf"]
-SCALAR_RULES.update({"erf": _erf, "erf_inv": _erf_inv, "tanh": _tanh})
+for _name, _source in MATH_HELPERS.items():
+    register(_name, _source, options='fastmath={"contract"}', calls=CALLS.get(_name, ()))

@@ -1,15 +1,19 @@
 """Chapter 09 — writing the kernel module of a plan.
 
-:func:`generate_source` turns a :class:`~minijax.backends.fusion.KernelPlan`
+:func:`generate_source` turns a :class:`~minijax.backends.plan.KernelPlan`
 into ONE Python module with ONE ``@njit(nogil=True)`` entry function: loops
 over static shapes, a local per jaxpr variable (named as the printed jaxpr
 names it), each line commented with the equation it comes from, and the
-helpers the scalar rules asked for: imported from the one helper module that
-all kernels share (:func:`helper_library_source`), so that each is compiled
-once, not once per kernel.
+helpers the rules asked for: imported from the one helper module that all
+kernels share (:func:`.helpers.helper_library_source`), so that each is
+compiled once, not once per kernel.
 
-Control flow (``cond``, ``while``, ``scan``: see ``numba_control_flow``) is
-written *inline*: a nested jaxpr gets a plan of its own (:func:`fusion.sub_plan`,
+The writer knows the *shape* of the code: loop nests, reductions (in lanes
+that vectorize), the order of steps, names, buffer reuse. What one primitive
+becomes is its rule's business (:mod:`.rules`, looked up by primitive).
+
+Control flow (``cond``, ``while``, ``scan``: see their rules) is
+written *inline*: a nested jaxpr gets a plan of its own (:func:`~minijax.backends.plan.sub_plan`,
 so loop bodies are fused too) whose steps are written inside a native ``if``,
 ``while`` or ``for`` of the same function. The printer gives every variable,
 nested ones included, a distinct name, so the code reads like the jaxpr.
@@ -32,21 +36,18 @@ import re
 
 import numpy as np
 
-from minijax.backends import fusion
-from minijax.backends.numba_calls import CALL_LOWERINGS, permuted_copy
-from minijax.backends.numba_scalar import (HELPER_NJIT_OPTIONS, HELPER_PRELUDES, HELPERS,
-                                           SCALAR_RULES, _Ctx, gemm_helper,
-                                           _kind, _minmax, cast, literal, np_dtype)
+from minijax.backends import plan as kernel_plan
+from minijax.backends.cpu.helpers import (DECORATOR, decorated, shared_helpers,
+                                          with_callees, with_preludes)
+from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
+from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_identity
+from minijax.backends.cpu.syntax import cast, kind, literal, np_dtype
 from minijax.jaxpr import Literal, Var
 
-__all__ = ["generate_source", "kernel_outputs", "PARALLEL_THRESHOLD", "helper_library_source",
-           "use_helper_library"]
-
-#: Fused loop nests with at least this many elements run their outer loop in parallel.
-PARALLEL_THRESHOLD = 2 ** 16
+__all__ = ["generate_source", "kernel_outputs", "entry_name", "KernelWriter"]
 
 #: The number of partial results of a reduction over the innermost axis
-#: (``_KernelWriter._lanes_loop_nest``). Measured on rows of 1000 float32 summed
+#: (``KernelWriter._lanes_loop_nest``). Measured on rows of 1000 float32 summed
 #: in float64: 8 and 16 lanes 0.28 ms, 64 lanes 0.19 ms, 128 lanes 0.31 ms
 #: (one accumulator: 0.79 ms).
 LANES = 64
@@ -56,10 +57,10 @@ _RESERVED = set(keyword.kwlist) | {"np", "math", "njit", "range", "abs", "max", 
                                    "int", "float", "bool", "len", "print"}
 
 
-class _KernelWriter:
+class KernelWriter:
     """Writes the entry function of one plan, line by line."""
 
-    def __init__(self, plan: fusion.KernelPlan, fn_name: str):
+    def __init__(self, plan: kernel_plan.KernelPlan, fn_name: str):
         self.plan = plan
         self.fn_name = fn_name
         self.lines: list[str] = []
@@ -94,7 +95,7 @@ class _KernelWriter:
         return f"{self.var(a)}[{', '.join(idx)}]"
 
     def text(self, eqn) -> str:
-        return fusion.eqn_text(eqn, self.plan.names)
+        return kernel_plan.eqn_text(eqn, self.plan.names)
 
     def fresh(self, prefix: str) -> str:
         """A new local name (``it0``, ``it1``...): digits never occur in jaxpr names."""
@@ -126,12 +127,12 @@ class _KernelWriter:
 
         ``args`` (expressions) are bound to its inputs first; by default they
         are bound already. Its constants are arguments of the entry function
-        (see :func:`fusion.hoist_consts`). Returns the expressions of its outputs.
+        (see :func:`~minijax.backends.plan.hoist_consts`). Returns the expressions of its outputs.
         """
         jaxpr = closed_jaxpr.jaxpr
         if args is not None:
             self.assign(jaxpr.invars, args)
-        self.write_steps(fusion.sub_plan(self.plan, closed_jaxpr).steps, jaxpr.outvars)
+        self.write_steps(kernel_plan.sub_plan(self.plan, closed_jaxpr).steps, jaxpr.outvars)
         return [self.atom(v) for v in jaxpr.outvars]
 
     def reshape_code(self, x: str, aval, new_shape) -> str:
@@ -153,99 +154,29 @@ class _KernelWriter:
 
     def write_steps(self, steps, live_out) -> None:
         """Write ``steps``; ``live_out`` are the values used after them."""
-        donors = fusion.buffer_donors(steps, live_out)
+        donors = kernel_plan.buffer_donors(steps, live_out)
         for i, step in enumerate(steps):
-            if isinstance(step, fusion.LoopNest):
+            if isinstance(step, kernel_plan.LoopNest):
                 self.loop_nest(step, donors.get(i, {}))
-            elif isinstance(step, fusion.Dot):
-                self.dot(step.eqn)
-            else:
+            else:  # a Dot or a Call: the primitive's call rule writes it
                 self.call(step.eqn)
 
     def call(self, eqn) -> None:
+        """A step that is not a loop nest: its rule writes it (see :mod:`.rules`)."""
         args = [self.atom(a) for a in eqn.invars]
-        expr = CALL_LOWERINGS[eqn.primitive.name](self, eqn, *args)
-        if expr is not None:  # None: the lowering wrote its lines itself
+        expr = LOWERINGS[eqn.primitive].fn(self, eqn, *args)
+        if expr is not None:  # None: the rule wrote its lines itself
             self.emit(f"{self.var(eqn.outvars[0])} = {expr}", self.text(eqn))
 
-    def dot(self, eqn) -> None:
-        """``dot_general`` as (batched) matrix products of contiguous 3-D operands:
-        one gemm call per batch element (float32), or plain loops (integers)."""
-        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-        lhs, rhs = eqn.invars
-        out = eqn.outvars[0]
-        dtype = out.aval.dtype
-        ls, rs = lhs.aval.shape, rhs.aval.shape
-        lf = [d for d in range(len(ls)) if d not in lc and d not in lb]
-        rf = [d for d in range(len(rs)) if d not in rc and d not in rb]
-        size = lambda shape, dims: int(np.prod([shape[d] for d in dims], dtype=np.int64))  # noqa
-        B, M, K, N = size(ls, lb), size(ls, lf), size(ls, lc), size(rs, rf)
-        name = self.var(out)
-        self.emit(f"# {self.text(eqn)}")
-        if not lb and M * N * K > 0 and self._matrix_dot(eqn, name):
-            return
-        operands = []
-        for a, perm, shape3, suffix in ((lhs, [*lb, *lf, *lc], (B, M, K), "lhs"),
-                                        (rhs, [*rb, *rc, *rf], (B, K, N), "rhs")):
-            x = self.atom(a)
-            if perm != sorted(perm) and a.aval.shape:
-                x = self._transposed(x, a.aval, perm, f"{name}_{suffix}t")
-            code = self.reshape_code(x, a.aval, shape3)
-            if a.aval.dtype != dtype:
-                code = f"{code}.astype({np_dtype(dtype)})"
-            self.emit(f"{name}_{suffix} = {code}")
-            operands.append(f"{name}_{suffix}")
-        out_shape = tuple(out.aval.shape)
-        if np.dtype(dtype) == np.float32 and M * N * K > 0:  # each product: one sgemm call
-            gemm = self._helper(gemm_helper(False, False))
-            self.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
-            self.emit(f"for i0 in range({B}):")
-            self.emit(f"    {gemm}({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])")
-        else:
-            self.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
-            self.emit(f"{self._helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
-        self.emit(f"{name} = {name}_3d.reshape({out_shape})" if out_shape
-                  else f"{name} = {name}_3d[0, 0, 0]")
-
-    def _matrix_dot(self, eqn, name: str) -> bool:
-        """A product of two float32 matrices as ONE call of a gemm helper on the
-        operands as they are stored (``numba_scalar.gemm_helper``: BLAS's gemm
-        with a transpose flag for each, so ``x.T`` is never copied). Returns
-        False for the other cases (batches, vectors, other dtypes).
-
-        The helpers compile once, in the shared helper module; ``np.dot``
-        compiled Numba's BLAS wrapper again for each pair of operand layouts
-        (0.1-0.5 s each in a fresh process)."""
-        (lc, rc), _ = eqn.params["dimension_numbers"]
-        lhs, rhs = eqn.invars
-        dtype = eqn.outvars[0].aval.dtype
-        if not (len(lc) == 1 and lhs.aval.ndim == rhs.aval.ndim == 2
-                and lhs.aval.dtype == rhs.aval.dtype == dtype and np.dtype(dtype) == np.float32):
-            return False
-        m, n = lhs.aval.shape[1 - lc[0]], rhs.aval.shape[1 - rc[0]]
-        gemm = self._helper(gemm_helper(lc[0] == 0, rc[0] == 1))
-        a, b = (f"np.ascontiguousarray({self.atom(x)})" for x in (lhs, rhs))
-        self.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(dtype)})")
-        self.emit(f"{gemm}({a}, {b}, {name})  # {name} = {self.atom(lhs)}"
-                  f"{'.T' * (lc[0] == 0)} @ {self.atom(rhs)}{'.T' * (rc[0] == 1)}")
-        return True
-
-    def _transposed(self, x: str, aval, perm, name: str) -> str:
-        """A contiguous copy of ``x`` with its axes permuted, written as element
-        loops: ``x.transpose(perm)`` would compile Numba's tuple formatting
-        (seconds, the first time in a process) and still need a copy to reshape."""
-        shape = tuple(aval.shape[d] for d in perm)
-        permuted_copy(self, name, x, shape, np_dtype(aval.dtype), perm)
-        return name
-
-    def _helper(self, name: str) -> str:
-        self.helpers.add(name)
+    def helper(self, name: str) -> str:
+        """Request helper ``name`` (and the helpers it calls) for this kernel."""
+        self.helpers.update(with_callees([name]))
         return name
 
     # --- fused loop nests -----------------------------------------------------------
-    def loop_nest(self, step: fusion.LoopNest, donors=None) -> None:
+    def loop_nest(self, step: kernel_plan.LoopNest, donors=None) -> None:
         """One fused loop nest; ``donors`` maps a store to the dead input whose
-        buffer it reuses (see :func:`fusion.buffer_donors`)."""
+        buffer it reuses (see :func:`~minijax.backends.plan.buffer_donors`)."""
         donors = donors or {}
         shape, rank = tuple(step.shape), len(step.shape)
         idx = [f"i{d}" for d in range(rank)]
@@ -359,26 +290,17 @@ class _KernelWriter:
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
-        name = eqn.primitive.name
-        out = eqn.outvars[0].aval
-        if name == "iota":
-            return cast(out.dtype, idx[eqn.params["dimension"]])
-        if name == "broadcast_in_dim":
-            x = eqn.invars[0]
-            if isinstance(x, Literal) or not x.aval.shape or x.aval.shape == out.shape:
-                return operand(x)
-            dims = eqn.params["broadcast_dimensions"]
-            x_idx = ["0" if x.aval.shape[d] == 1 else idx[dims[d]] for d in range(len(dims))]
-            return self.read(x, x_idx)
-        ctx = _Ctx(eqn, self.helpers)
-        return SCALAR_RULES[name](ctx, *[operand(a) for a in eqn.invars])
+        ctx = ScalarContext(eqn, self.helpers, idx, self.read)
+        return LOWERINGS[eqn.primitive].fn(ctx, *[operand(a) for a in eqn.invars])
 
 
 class _Reduction:
-    """The accumulator of a reduction fused at the end of a loop nest."""
+    """The accumulator of a reduction fused at the end of a loop nest. How one
+    element folds in is the primitive's rule (form ``"reduction"`` in :mod:`.rules`)."""
 
-    def __init__(self, w: _KernelWriter, eqn, idx):
+    def __init__(self, w: KernelWriter, eqn, idx):
         self.w, self.eqn, self.idx = w, eqn, idx
+        self.rule = LOWERINGS[eqn.primitive]
         self.kind = eqn.primitive.name.replace("reduce_", "")
         self.x = eqn.invars[0]
         self.out = eqn.outvars[0]
@@ -387,23 +309,15 @@ class _Reduction:
         self.axis = idx[eqn.params["axes"][0]] if self.kind.startswith("arg") else None
         self.name = w.var(self.out)
         dtype = self.out.aval.dtype
-        wide = {"f": np.float64, "i": np.int64, "u": np.uint64}
-        self.acc_dtype = (np.dtype(wide.get(_kind(dtype), dtype)) if self.kind in ("sum", "prod")
+        wide = {"f": np.float64, "i": np.int64, "u": np.uint64}  # sums and products: wide
+        self.acc_dtype = (np.dtype(wide.get(kind(dtype), dtype)) if self.kind in ("sum", "prod")
                           else dtype)
 
     def ref(self, name: str) -> str:
         return f"{name}[{', '.join(self.kept)}]" if self.kept else name
 
     def identity(self):
-        dtype, kind = self.acc_dtype, _kind(self.acc_dtype)
-        if self.kind in ("max", "min"):
-            if kind == "f":
-                return float("-inf") if self.kind == "max" else float("inf")
-            if kind == "b":
-                return self.kind == "min"
-            info = np.iinfo(dtype)
-            return info.min if self.kind == "max" else info.max
-        return {"sum": 0, "prod": 1, "and": -1 if kind != "b" else True, "or": 0, "xor": 0}[self.kind]
+        return reduction_identity(self.kind, self.acc_dtype)
 
     def init(self) -> None:
         w, shape = self.w, tuple(self.out.aval.shape)
@@ -421,7 +335,7 @@ class _Reduction:
                                           if shape else init))
 
     def lanes(self, shape) -> bool:
-        """Whether to accumulate in lanes (see ``_KernelWriter._lanes_loop_nest``):
+        """Whether to accumulate in lanes (see ``KernelWriter._lanes_loop_nest``):
         a sum, product, max or min over the innermost axes (the kept ones come
         first), with at least ``LANES`` elements on the last one."""
         rank = len(shape)
@@ -432,25 +346,15 @@ class _Reduction:
     def update(self, x: str, acc: str | None = None) -> None:
         """Fold element ``x`` into the accumulator (or into ``acc``, a lane)."""
         w, acc = self.w, acc or self.ref(f"{self.name}_acc")
-        if self.axis is not None:
+        ctx = ScalarContext(self.eqn, w.helpers)
+        if self.axis is not None:  # the rule says whether x is better than the best
             best = self.ref(f"{self.name}_best")
-            better = w._helper("_arg_better_" + self.kind[3:])
-            w.emit(f"if {self.axis} == 0 or {better}({x}, {best}):")
+            w.emit(f"if {self.axis} == 0 or {self.rule.fn(ctx, best, x)}:")
             w.emit(f"    {best} = {x}")
             w.emit(f"    {self.ref(self.name)} = {cast(self.out.aval.dtype, self.axis)}")
             return
-        kind, dk = self.kind, _kind(self.acc_dtype)
-        if kind in ("sum", "prod"):
-            w.emit(f"{acc} {'+' if kind == 'sum' else '*'}= {x}")
-            return
-        if kind in ("max", "min"):
-            ctx = _Ctx(self.eqn, w.helpers)
-            ctx.out_dtype = self.acc_dtype
-            new = _minmax(kind == "max")(ctx, acc, x)
-        else:
-            op = {"and": "&", "or": "|", "xor": "^"}[kind]
-            new = f"{acc} {op} {x}" if dk == "b" else cast(self.acc_dtype, f"{acc} {op} {x}")
-        w.emit(f"{acc} = {new}")
+        ctx.out_dtype = self.acc_dtype
+        w.emit(self.rule.fn(ctx, acc, x))
 
     def finish(self) -> None:
         if self.axis is not None:
@@ -475,7 +379,11 @@ def kernel_outputs(jaxpr) -> list:
     return outs
 
 
-_DECORATOR = '@njit(nogil=True, cache=True, error_model="numpy")'
+def entry_name(name: str) -> str:
+    """The entry function's name: ``jit_`` and the jitted function's name."""
+    return "jit_" + (re.sub(r"\W+", "_", name).strip("_") or "fun")
+
+
 #: The entry of a kernel with a ``prange`` loop. Numba's ``parallel=True`` also
 #: rewrites NumPy calls, array expressions and slice assignments into parallel
 #: loops ("parfors") and fuses them: analyses over the whole function that cost
@@ -490,82 +398,43 @@ _PARALLEL_DECORATOR = (
     "                    comprehension=False, inplace_binop=False, stencil=False, fusion=False))")
 
 
-#: A helper is called only from compiled code, so it needs neither of the two
-#: wrappers Numba builds by default for a call from Python (the CPython one) and
-#: through a C pointer (the cfunc one): without them a helper compiles in 0.02-0.03 s
-#: instead of 0.06-0.12 s, and the workload 4 kernel pulls in a dozen helpers.
-_HELPER_DECORATOR = (f"{_DECORATOR[:-1]},\n      "
-                     "no_cpython_wrapper=True, no_cfunc_wrapper=True)")
+def _imports(code: str, parallel: bool) -> str:
+    """The imports ``code`` uses: ``math`` and ``np`` only when it calls them."""
+    lines = []
+    if re.search(r"\bmath\.", code):
+        lines.append("import math")
+    if re.search(r"\bnp\.", code):
+        lines.append("import numpy as np")
+    return "\n".join(lines + [f"from numba import njit{', prange' if parallel else ''}"])
 
 
-def _helper_decorator(name: str) -> str:
-    """The ``@njit`` line of helper ``name``, with its extra options if it has any."""
-    extra = HELPER_NJIT_OPTIONS.get(name)
-    return _HELPER_DECORATOR if extra is None else f"{_HELPER_DECORATOR[:-1]}, {extra})"
-
-
-def _entry_name(name: str) -> str:
-    return "jit_" + (re.sub(r"\W+", "_", name).strip("_") or "fun")
-
-
-#: The shared helper module (set by :func:`use_helper_library`): its module name
-#: and the decorated source of each helper in it.
-_library: dict = {"module": None, "helpers": {}}
-
-_HELPER_IMPORTS = "import math\n\nimport numpy as np\nfrom numba import njit"
-
-
-def _decorated(name: str) -> str:
-    """Helper ``name`` as written into a module: its decorator and code."""
-    return f"{_helper_decorator(name)}{HELPERS[name].rstrip()}"
-
-
-def _with_preludes(names) -> list[str]:
-    """The module-level code the helpers ``names`` need (each once), then the helpers."""
-    preludes = dict.fromkeys(HELPER_PRELUDES[h].strip() for h in names if h in HELPER_PRELUDES)
-    return [*preludes, *(_decorated(h) for h in names)]
-
-
-def helper_library_source() -> str:
-    """One module holding every helper registered so far, for all kernels to import.
-
-    Each kernel module used to carry a copy of the helpers it calls, and so
-    compiled them again: ``_exp32`` alone costs 0.17 s, the log helpers 0.4 s.
-    Imported from one module, a helper is compiled once per process for each
-    argument type, and once per machine (``cache=True``: Numba keeps its
-    machine code beside the module, in the cache directory).
-    """
-    body = "\n\n\n".join(_with_preludes(sorted(HELPERS)))
-    return ('"""Helpers of the kernels generated by minijax.backends.numba_cpu."""\n'
-            f"{_HELPER_IMPORTS}\n\n\n{body}\n")
-
-
-def use_helper_library(module_name: str) -> None:
-    """From now on kernels import the helpers registered so far from
-    ``module_name`` (the module :func:`helper_library_source` wrote) instead of
-    defining them. A helper registered later, or registered again with other
-    code (a sort helper written for one plan), is still written into the
-    kernel module itself."""
-    _library["module"] = module_name
-    _library["helpers"] = {h: _decorated(h) for h in HELPERS}
-
-
-def generate_source(plan: fusion.KernelPlan, name: str) -> str:
+def generate_source(plan: kernel_plan.KernelPlan, name: str) -> str:
     """The kernel module for ``plan``: imports, the helpers it uses, the entry function."""
-    fn_name = _entry_name(name)
-    writer = _KernelWriter(plan, fn_name)
+    fn_name = entry_name(name)
+    writer = KernelWriter(plan, fn_name)
     body = writer.write()
     jaxpr_text = "\n".join("    " + line for line in str(plan.closed_jaxpr).splitlines())
     plan_text = "\n".join("    " + line for line in str(plan).splitlines())
-    shared = sorted(h for h in writer.helpers if _library["helpers"].get(h) == _decorated(h))
-    imports = _HELPER_IMPORTS + (", prange" if writer.parallel else "")
+    library, shared = shared_helpers(writer.helpers)
+    own = with_preludes([h for h in sorted(writer.helpers) if h not in shared])
+    entry = f"{_PARALLEL_DECORATOR if writer.parallel else DECORATOR}\n{body}"
+    imports = _imports("\n".join([*own, entry]), writer.parallel)
     if shared:
-        imports += f"\n\nfrom {_library['module']} import {', '.join(shared)}"
+        imports += f"\n\nfrom {library} import {', '.join(shared)}"
     parts = [
-        f'"""Kernel for jit({name}), generated by minijax.backends.numba_cpu.\n\n'
+        f'"""Kernel for jit({name}), generated by minijax.backends.cpu.\n\n'
         f"The jaxpr:\n\n{jaxpr_text}\n\nThe plan:\n\n{plan_text}\n\"\"\"",
-        imports,
+        imports, *own, entry,
     ]
-    parts += _with_preludes([h for h in sorted(writer.helpers) if h not in shared])
-    parts.append(f"{_PARALLEL_DECORATOR if writer.parallel else _DECORATOR}\n{body}")
     return "\n\n\n".join(parts) + "\n"
+
+
+def imported_helpers_text(source: str) -> str:
+    """The source of the shared helpers a kernel module imports (for ``as_text()``)."""
+    library, _ = shared_helpers(())
+    m = re.search(rf"^from {library} import (.*)$", source, re.M) if library else None
+    if not m:
+        return ""
+    names = [n.strip() for n in m.group(1).split(",")]
+    return (f"# ---- helpers imported from {library} (the shared helper module) ----\n\n"
+            + "\n\n\n".join(decorated(h) for h in names) + "\n")

@@ -1,0 +1,282 @@
+"""Chapter 09 — the CPU target: jaxprs lowered to fused Numba kernels.
+
+The pipeline, stage for stage against JAX's::
+
+    JAX:      jaxpr -> StableHLO            -> XLA              -> executable
+    minijax:  jaxpr -> Python kernel source -> Numba / LLVM     -> machine code
+                       (Lowered.as_text())     (Compiled.as_text() is the LLVM IR)
+
+1. :func:`minijax.backends.plan.make_plan` rewrites the jaxpr and groups its
+   equations into fused loop nests, matrix products and calls, asking
+   :class:`CpuTarget` whether this target can lower each equation (its rule
+   table, :mod:`.rules`, says so);
+2. :mod:`.writer` writes ONE Python module with ONE ``@njit(nogil=True)``
+   entry function: loops over static shapes, a local per jaxpr variable
+   (named as the printed jaxpr names it), each line commented with the
+   equation it comes from;
+3. :mod:`.compile` writes the module to the compile cache and has Numba
+   compile it (``cache=True``: a second process loads the machine code).
+
+What the target cannot lower (a primitive without a rule, a dtype it does
+not handle) runs, for that whole jaxpr, on chapter 06's interpreter, and the
+backend reports it (:func:`minijax.backends.registry.report_fallback`).
+Threefry keys passed in as arguments are handed to the kernel as their key
+data, so ``random.bits`` / ``uniform`` / ``normal`` compile to one loop.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from minijax.array import Array
+from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
+from minijax.backends.cpu.rules import LOWERINGS
+from minijax.backends.cpu.syntax import is_threefry_key
+from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option, is_cached
+from minijax.backends.cpu.writer import (entry_name, generate_source, imported_helpers_text,
+                                         kernel_outputs)
+from minijax.backends.interpreter import (InterpreterExecutable, InterpreterLowering,
+                                          as_output_array)
+from minijax.backends.plan import Target, make_plan
+from minijax.backends.registry import (Backend, Executable, Lowering, register_backend,
+                                       report_fallback)
+from minijax.buffers import Buffer
+from minijax.dispatch import to_numpy
+from minijax.jaxpr import Literal
+
+import numba  # noqa: E402,I001  (after .compile, which configures OpenMP first)
+
+__all__ = ["NumbaCPUBackend", "NumbaLowering", "NumbaExecutable", "FallbackLowering",
+           "CpuTarget"]
+
+logger = logging.getLogger(__name__)
+
+
+# =============================================================================
+# What this target lowers
+# =============================================================================
+class CpuTarget(Target):
+    """The planner's questions, answered from the rule table :data:`.rules.LOWERINGS`."""
+
+    def eqn_problem(self, eqn) -> str | None:
+        rule = LOWERINGS.get(eqn.primitive)
+        if rule is None:
+            return eqn.primitive.name
+        dtypes = [a.aval.dtype for a in [*eqn.invars, *eqn.outvars]]
+        if not rule.complex and any(isinstance(d, np.dtype) and d.kind == "c" for d in dtypes):
+            return f"{eqn.primitive.name} on complex numbers"
+        return None
+
+    def dtype_problem(self, dtype) -> str | None:
+        """bool, integers, float32/float64 and complex (float16 and bfloat16: not yet)."""
+        ok = dtype.kind in "biufc" and not (dtype.kind == "f" and dtype.itemsize < 4)
+        return None if ok else f"dtype {dtype}"
+
+    def extended_problem(self, dtype, eqns) -> str | None:
+        """Threefry keys, as long as only rules marked ``keys`` touch them: the
+        kernel holds their key data, a uint32 array with a trailing axis of 2."""
+        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].keys for e in eqns
+                                          if e.primitive in LOWERINGS):
+            return None
+        return f"dtype {dtype}"
+
+
+TARGET = CpuTarget()
+
+
+# =============================================================================
+# The backend
+# =============================================================================
+class NumbaLowering(Lowering):
+    """The generated kernel module: ``as_text()`` is its Python source."""
+
+    def __init__(self, backend, closed_jaxpr, name: str, plan, source: str):
+        super().__init__(backend, closed_jaxpr, name)
+        self.plan = plan
+        self.source = source
+        self.fn_name = entry_name(name)
+
+    def as_text(self) -> str:
+        """The kernel module, then the source of the shared helpers it imports."""
+        helpers = imported_helpers_text(self.source)
+        return self.source + ("\n\n" + helpers if helpers else "")
+
+    def cost_analysis(self) -> dict[str, float]:
+        return self.plan.cost_analysis()
+
+
+class FallbackLowering(InterpreterLowering):
+    """A jaxpr this backend cannot lower: it runs on the interpreter."""
+
+    def __init__(self, backend, closed_jaxpr, name: str, reason: str):
+        super().__init__(backend, closed_jaxpr, name)
+        self.reason = reason
+
+    def as_text(self) -> str:
+        return (f"# not lowered to Numba ({self.reason}); run by the interpreter:\n"
+                + super().as_text())
+
+
+def _prepare(x, aval):
+    """An argument as the kernel takes it: a read-only C array, or a NumPy scalar."""
+    value = to_numpy(x)
+    if is_threefry_key(aval.dtype):  # the kernel takes the key data
+        value = np.ascontiguousarray(value["threefry2x32"])
+        value.flags.writeable = False
+        return value
+    if value.dtype != aval.dtype:
+        value = value.astype(aval.dtype)
+    if not aval.shape:
+        return value[()]
+    value = np.ascontiguousarray(value)
+    if value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+
+def _as_keys(data: np.ndarray, aval) -> np.ndarray:
+    """Key data (uint32, a trailing axis of 2) as the typed keys of chapter 13:
+    the inverse of what :func:`_prepare` does to a key argument."""
+    keys = np.empty(aval.shape, dtype=np.dtype(aval.dtype))
+    keys["threefry2x32"] = data
+    return keys
+
+
+class NumbaExecutable(Executable):
+    """The compiled kernel, and how to call it on minijax values."""
+
+    def __init__(self, lowering: NumbaLowering):
+        super().__init__(lowering)
+        closed = lowering.plan.closed_jaxpr
+        jaxpr = closed.jaxpr
+        self.kernel, self.signature, self.cache_hit = compiler.compile_kernel(
+            lowering.source, lowering.fn_name, compiler.kernel_signature(lowering.plan))
+        self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
+        self._const_avals = [v.aval for v in jaxpr.constvars]
+        computed = kernel_outputs(jaxpr)
+        # where each output comes from: ("kernel", k), ("arg", i), ("const", i), ("lit", val)
+        self._sources = []
+        for v in jaxpr.outvars:
+            if isinstance(v, Literal):
+                self._sources.append(("lit", v.val))
+            elif v in computed:
+                self._sources.append(("kernel", computed.index(v)))
+            elif v in jaxpr.invars:
+                self._sources.append(("arg", jaxpr.invars.index(v)))
+            else:
+                self._sources.append(("const", jaxpr.constvars.index(v)))
+
+    def __call__(self, *flat_args) -> list:
+        args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]
+        results = self.kernel(*self._consts, *args)
+        outs = []
+        for (kind, k), aval in zip(self._sources, self.out_avals):
+            if kind == "kernel":
+                value = results[k]
+                if is_threefry_key(aval.dtype):  # the kernel computed key data
+                    value = _as_keys(value, aval)
+                elif not isinstance(value, np.ndarray):
+                    value = np.asarray(value, dtype=aval.dtype)
+                outs.append(Array(aval, Buffer(value)))
+            elif kind == "arg":
+                outs.append(as_output_array(flat_args[k], aval))
+            elif kind == "const":
+                outs.append(as_output_array(self.lowering.plan.closed_jaxpr.consts[k], aval))
+            else:
+                outs.append(as_output_array(k, aval))
+        return outs
+
+    def as_text(self, assembly: bool = False) -> str:
+        """The optimized LLVM IR of the entry function (Numba's ``inspect_llvm``),
+        or with ``assembly=True`` its machine code (``inspect_asm``)."""
+        kernel = self.kernel
+        if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
+            options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
+            kernel = numba.njit(**options)(kernel.py_func)  # njit implies nopython
+            kernel.compile(self.signature)
+        if assembly:
+            return kernel.inspect_asm(self.signature)
+        return _entry_ir(kernel.inspect_llvm(self.signature), self.lowering.fn_name)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return self.lowering.plan.cost_analysis()
+
+
+def _entry_ir(ir: str, fn_name: str) -> str:
+    """The ``define`` of the entry function (not the Python wrappers) out of a module."""
+    blocks, current = [], None
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            current = [line] if fn_name in line and "cpython" not in line \
+                and "cfunc" not in line else None
+        elif current is not None:
+            current.append(line)
+            if line.startswith("}"):
+                blocks.append("\n".join(current))
+                current = None
+    return "\n\n".join(blocks) if blocks else ir
+
+
+class NumbaCPUBackend(Backend):
+    """Fused kernels compiled by Numba; the interpreter for what it cannot lower."""
+    name = "cpu"
+    platform = "cpu"
+    ir_name = "numba kernel source"
+    compiler_name = "numba"
+
+    def lower(self, closed_jaxpr, *, name: str, **options):
+        plan = make_plan(closed_jaxpr, TARGET)
+        if not plan.supported:
+            return self._fall_back(closed_jaxpr, name, "unsupported: " + ", ".join(plan.unsupported))
+        try:
+            source = generate_source(plan, name)
+        except NotImplementedError as e:
+            return self._fall_back(closed_jaxpr, name, f"unsupported: {e}")
+        return NumbaLowering(self, closed_jaxpr, name, plan, source)
+
+    def _fall_back(self, closed_jaxpr, name: str, reason: str) -> FallbackLowering:
+        report_fallback(self.name, name, reason)
+        return FallbackLowering(self, closed_jaxpr, name, reason)
+
+    def compile(self, lowering, **options):
+        if isinstance(lowering, InterpreterLowering):
+            return InterpreterExecutable(lowering)
+        if background_compile_option.value:
+            module = compiler.load_module(lowering.source)
+            if not is_cached(module):  # warm: loading is faster than interpreting
+                interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
+                                               "being compiled in the background")
+                return TieredExecutable(lowering, interpreted, module,
+                                        compiler.kernel_signature(lowering.plan),
+                                        lambda: self._compile_now(lowering),
+                                        helper_module=compiler.helper_module())
+        return self._compile_now(lowering)
+
+    def _compile_now(self, lowering):
+        try:
+            return NumbaExecutable(lowering)
+        except Exception as e:  # a bug in code generation must not break the program
+            if not isinstance(e, numba.core.errors.NumbaError):
+                raise
+            logger.warning("minijax: Numba could not compile jit(%s); running it on the "
+                           "interpreter instead:\n%s", lowering.name, e)
+            report_fallback(self.name, lowering.name, f"Numba could not compile it: {e}")
+            return InterpreterExecutable(lowering)
+
+
+#: Above the interpreter's 0: Numba is the default backend of ``jit``.
+#: ``jit(f, backend="interpreter")`` or ``config.update("minijax_default_backend",
+#: "interpreter")`` picks the interpreter.
+PRIORITY = 1
+
+
+def _register() -> None:
+    compiler.set_up_helper_library()
+    from minijax.jit import register_cache
+    register_cache(compiler.clear_cache)
+    register_backend("cpu", NumbaCPUBackend(), priority=PRIORITY)
+
+
+_register()

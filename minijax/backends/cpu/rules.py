@@ -1,0 +1,1519 @@
+"""Chapter 09 — the CPU target's rule table: how each primitive becomes Numba code.
+
+:data:`LOWERINGS` maps every primitive the CPU target lowers (the
+``Primitive`` object, as every rule table of this project) to a :class:`Rule`.
+Each rule states every dtype case of its primitive in one place: the real
+case, the float32 fast path (a vectorizable helper), the complex case, the
+integer case. Nothing replaces an entry later: to find the CPU lowering of
+``sin``, search this file for ``sin_p``; ``minijax.primitives.rules_of(p)``
+lists it beside the primitive's other rules.
+
+A rule has one of these *forms*, which decide where the writer calls it:
+
+- ``"scalar"``: ``fn(c, *xs) -> expression``. One element of an elementwise
+  equation inside a fused loop nest (``c``, a :class:`ScalarContext`, knows the
+  equation and requests helpers; ``xs`` are the operands' expressions):
+  ``b_i = a_i * np.float32(2.0)``.
+- ``"reduction"``: ``fn(c, acc, x) -> statement``: fold element ``x`` into
+  the accumulator ``acc``, at the end of a loop nest (the producer fused in).
+- ``"call"``: ``fn(w, eqn, *xs)``, for everything that is not computed element
+  by element (a matrix product, a reshape, a gather, a loop): ``w`` is the
+  kernel writer, ``xs`` the names of the operands, in memory. It returns the
+  expression of the result, or writes its lines itself and returns ``None``.
+- ``"inline"``: nested calls (``jit``, ``checkpoint``...) have no rule of their
+  own: the planner replaces them by their bodies first.
+
+``complex`` and ``keys`` say whether the rule is right for complex operands
+and for threefry key data (chapter 13's keys, held in a kernel as a uint32
+array with a trailing axis of 2): the planner refuses the others.
+
+Semantics follow XLA, as chapter 00's impl rules do: float32 stays float32
+(:mod:`.syntax` writes every constant with its dtype), integer arithmetic
+wraps (integer results are cast back: Numba computes in 64 bits), integer
+division truncates, max/min propagate NaN, shifts by the bit width or more
+give 0. Rules that need more than an expression request a helper
+(:mod:`.helpers`, :mod:`.math_helpers`, :mod:`.trig_helpers`).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from minijax import lax
+from minijax.backends.cpu import math_helpers, trig_helpers  # noqa: F401  (register their helpers)
+from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, sort_helper,
+                                          with_callees)
+from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, copy_loops, index, open_loops,
+                                        permuted_copy)
+from minijax.backends.cpu.syntax import (cast, data_shape, int_views, is_threefry_key, kind,
+                                         literal, np_dtype)
+from minijax.backends.plan import eqn_header
+from minijax.checkpoint import name_p, remat_p
+from minijax.control_flow.conditionals import cond_p
+from minijax.control_flow.loops import scan_p, while_p
+from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from minijax.interpreters.ad import add_any_p
+from minijax.jaxpr import DropVar, Var
+from minijax.jit import jit_p
+from minijax.primitives import Primitive, register_rule_table
+
+__all__ = ["Rule", "LOWERINGS", "register", "ScalarContext", "reduction_identity",
+           "register_key_lowerings"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How the CPU target lowers one primitive (see the module docstring)."""
+    fn: Callable
+    form: str  # "scalar", "reduction", "call" or "inline"
+    complex: bool = False  # right for complex operands
+    keys: bool = False     # right for threefry key data
+
+
+#: Primitive -> Rule: the CPU target's lowering of each primitive.
+LOWERINGS: dict[Primitive, Rule] = {}
+register_rule_table("lowering[cpu]", LOWERINGS)
+
+
+def register(prim: Primitive, fn: Callable, form: str, *, complex: bool = False,
+             keys: bool = False) -> None:
+    """Add ``prim``'s rule; a primitive has one CPU rule, never replaced."""
+    if prim in LOWERINGS:
+        raise ValueError(f"{prim} already has a CPU lowering")
+    LOWERINGS[prim] = Rule(fn, form, complex, keys)
+
+
+class ScalarContext:
+    """What a scalar rule may ask: the equation, its dtypes, the loop index, helpers."""
+
+    def __init__(self, eqn, helpers: set, idx=(), read=None):
+        self.eqn = eqn
+        self.helpers = helpers
+        self.idx = list(idx)   # the loop variables of the nest (``i0``, ``i1``...)
+        self.read = read       # read(atom, idx) -> one element of a value in memory
+        self.out_dtype = eqn.outvars[0].aval.dtype
+        self.in_dtype = eqn.invars[0].aval.dtype if eqn.invars else self.out_dtype
+
+    def helper(self, name: str) -> str:
+        """Request helper ``name`` (and the helpers it calls); returns its name."""
+        self.helpers.update(with_callees([name]))
+        return name
+
+    def wrap(self, expr: str) -> str:
+        """Cast back to the output dtype unless Numba already keeps it (floats)."""
+        return expr if kind(self.out_dtype) == "f" else cast(self.out_dtype, expr)
+
+    @property
+    def is_complex(self) -> bool:
+        return kind(self.in_dtype) == "c"
+
+
+# =============================================================================
+# Elementwise primitives: one expression per element
+# =============================================================================
+def _binop(op: str, *, compare: bool = False):
+    """``x op y``; comparisons give bool, integer results are cast back (wrap)."""
+    def rule(c, x, y):
+        expr = f"{x} {op} {y}"
+        return expr if compare else c.wrap(expr)
+    return rule
+
+
+def _helper_call(name: str):
+    """``name(x)``: a float32 helper of :mod:`.math_helpers`."""
+    return lambda c, x: f"{c.helper(name)}({x})"
+
+
+def _math(np_fn: str, *, float32=None, complex: bool = False, cast_real: bool = False):
+    """A function of one operand, every dtype case: complex operands use NumPy's
+    complex function (``complex=True``), float32 outputs the ``float32`` rule
+    (a vectorizable helper), other real dtypes ``np_fn`` (a libm call), cast
+    to the output dtype when ``cast_real`` (``math.erf`` returns a float64)."""
+    def rule(c, x):
+        if complex and c.is_complex:
+            return cast(c.out_dtype, f"{np_fn}({x})")
+        if float32 is not None and c.out_dtype == np.float32:
+            return float32(c, x)
+        expr = f"{np_fn}({x})"
+        return cast(c.out_dtype, expr) if cast_real else c.wrap(expr)
+    return rule
+
+
+def _trig32(end: str):
+    """float32 sin/cos/tan: ``end(x, _sin_cos_f64(_rem_pio2_32(x)))`` (:mod:`.trig_helpers`)."""
+    def rule(c, x):
+        reduce, sin_cos, end_ = (c.helper(h) for h in ("_rem_pio2_32", "_sin_cos_f64", end))
+        return f"{end_}({x}, {sin_cos}({reduce}({x})))"
+    return rule
+
+
+def _tanh32(c, x):
+    e = f"{c.helper('_exp32')}(np.float32(2.0) * min(abs({x}), np.float32(10.0)))"  # tanh(10) is 1
+    return f"{c.helper('_tanh32')}({x}, {e})"
+
+
+def _erf32(c, x):
+    end, series, erfcx = (c.helper(h) for h in ("_erf_end", "_erf_series", "_erfcx"))
+    return f"{end}({x}, {series}({x}), {erfcx}({x}))"
+
+
+def _erf_inv(c, x):
+    """XLA's float32 algorithm (``random.normal`` must give JAX's samples)."""
+    if c.out_dtype != np.float32:
+        raise NotImplementedError(f"erf_inv on {c.out_dtype}")
+    w, poly, end = (c.helper(h) for h in ("_erf_inv_w", "_erf_inv_poly", "_erf_inv_end"))
+    return f"{end}({x}, {poly}({w}({x})))"
+
+
+def _logistic(c, x):
+    if c.out_dtype == np.float32:
+        return f"{c.helper('_logistic32')}({x})"
+    one = literal(1, c.out_dtype)
+    return c.wrap(f"{one} / ({one} + np.exp(-{x}))")
+
+
+def _rsqrt(c, x):
+    return c.wrap(f"{literal(1, c.out_dtype)} / np.sqrt({x})")
+
+
+def _neg(c, x):
+    return c.wrap(f"-{x}")
+
+
+def _sign(c, x):
+    if kind(c.out_dtype) == "f":  # keeps -0. and NaN
+        return cast(c.out_dtype, f"{c.helper('_sign')}({x})")
+    return cast(c.out_dtype, f"({x} > 0) - ({x} < 0)")
+
+
+def _abs(c, x):
+    return f"np.abs({x})" if kind(c.out_dtype) == "f" else cast(c.out_dtype, f"abs({x})")
+
+
+def _div(c, x, y):
+    k = kind(c.out_dtype)
+    if c.is_complex:  # Smith's method, as NumPy: no ZeroDivisionError
+        return cast(c.out_dtype, f"{c.helper('_cdiv')}({x}, {y})")
+    if k == "f":
+        return f"{x} / {y}"
+    if k == "u":  # x / 0 is the maximum (-1 wrapped), as XLA
+        return f"({cast(c.out_dtype, f'{x} // {y}')} if {y} != 0 else " \
+               f"{literal(-1, c.out_dtype)})"
+    return cast(c.out_dtype, f"{c.helper('_idiv')}({x}, {y})")
+
+
+def _rem(c, x, y):
+    k = kind(c.out_dtype)
+    if k == "f":
+        return f"np.fmod({x}, {y})"
+    if k == "u":
+        return f"({cast(c.out_dtype, f'{x} % {y}')} if {y} != 0 else {x})"
+    return cast(c.out_dtype, f"{c.helper('_irem')}({x}, {y})")
+
+
+def _minmax(take_max: bool):
+    """XLA's max/min: NaN propagates; bools are or/and; integers wrap."""
+    def rule(c, x, y):
+        k = kind(c.out_dtype)
+        if k == "b":
+            return f"({x} | {y})" if take_max else f"({x} & {y})"
+        if k == "f":
+            return f"{c.helper('_fmax' if take_max else '_fmin')}({x}, {y})"
+        return cast(c.out_dtype, f"{'max' if take_max else 'min'}({x}, {y})")
+    return rule
+
+
+_max, _min = _minmax(True), _minmax(False)
+
+
+def _integer_pow(c, x):
+    """Square-and-multiply, in XLA's order, so float results round the same way."""
+    y = c.eqn.params["y"]
+    if y == 0:
+        return literal(1, c.out_dtype)
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else f"{acc} * {base}"
+        n >>= 1
+        if n:
+            base = f"({base} * {base})"
+    if y < 0:
+        return f"{literal(1, c.out_dtype)} / ({acc})"
+    return c.wrap(acc)
+
+
+def _select_n(c, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if kind(c.eqn.invars[0].aval.dtype) == "b":
+        return f"({cases[1]} if {which} else {cases[0]})"
+    expr = cases[0]
+    for k, case in enumerate(cases[1:], start=1):  # as the impl: the last case >= k wins
+        expr = f"({case} if {which} >= {k} else {expr})"
+    return expr
+
+
+def _clamp(c, lo, x, hi):
+    return _min(c, _max(c, x, lo), hi)
+
+
+def _convert(c, x):
+    """XLA's conversions: float -> int truncates and saturates (NaN -> 0)."""
+    new, old = c.out_dtype, c.in_dtype
+    if kind(old) == "c" and kind(new) != "c":
+        raise NotImplementedError("complex -> real conversion")
+    if new == np.bool_:
+        return f"({x} != 0)"
+    if kind(new) in "iu" and kind(old) == "f":
+        info = np.iinfo(new)
+        return cast(new, f"{c.helper('_float_to_int')}({x}, {float(info.min)!r}, "
+                         f"{float(info.max)!r})")
+    return x if new == old else cast(new, x)
+
+
+def _round(c, x):
+    if c.eqn.params["rounding_method"] == 1:  # TO_NEAREST_EVEN
+        return f"np.rint({x})"
+    return f"{c.helper('_round_away')}({x})"
+
+
+def _not(c, x):
+    return f"(not {x})" if c.out_dtype == np.bool_ else cast(c.out_dtype, f"~{x}")
+
+
+def _shift(direction: str):
+    """XLA's shifts: the count is read as unsigned; counts >= the bit width
+    shift everything out (0, or copies of the sign for an arithmetic shift)."""
+    def rule(c, x, y):
+        dt = c.out_dtype
+        bits, u, s = int_views(dt)
+        count = cast(u, y)
+        if direction == "arithmetic":
+            clipped = cast(s, f"min({count}, {literal(bits - 1, u)})")
+            return cast(dt, cast(s, f"{cast(s, x)} >> {clipped}"))
+        op = "<<" if direction == "left" else ">>"
+        shifted = cast(dt, cast(u, f"{cast(u, x)} {op} {count}"))
+        return f"({shifted} if {count} < {literal(bits, u)} else {literal(0, dt)})"
+    return rule
+
+
+def _population_count(c, x):
+    _, u, _ = int_views(c.out_dtype)
+    return cast(c.out_dtype, f"{c.helper('_popcount')}({cast(u, x)}, {literal(1, u)})")
+
+
+def _clz(c, x):
+    bits, u, _ = int_views(c.out_dtype)
+    return cast(c.out_dtype, f"{c.helper('_clz')}({cast(u, x)}, {bits}, {literal(1, u)})")
+
+
+def _reduce_precision(c, x):
+    """XLA's bit algorithm, a helper per (dtype, format), its constants computed in Python."""
+    name = reduce_precision_helper(np.dtype(c.out_dtype), c.eqn.params["exponent_bits"],
+                                   c.eqn.params["mantissa_bits"])
+    return f"{c.helper(name)}({x})"
+
+
+def _digamma(c, x):
+    return cast(c.out_dtype, f"{c.helper('_digamma')}(np.float64({x}))")
+
+
+def _conj(c, x):
+    if not c.is_complex:  # a real number becomes complex
+        return cast(c.out_dtype, x)
+    return cast(c.out_dtype, f"np.conj({x})")
+
+
+def _iota(c):
+    """The loop index along ``dimension``, in the output dtype."""
+    return cast(c.out_dtype, c.idx[c.eqn.params["dimension"]])
+
+
+def _broadcast_in_dim(c, x_expr):
+    """No copy: the operand is read at the loop index mapped back to its axes
+    (``b[i1]`` for ``b`` broadcast along axis 0); size-1 axes read index 0."""
+    x = c.eqn.invars[0]
+    out_shape = c.eqn.outvars[0].aval.shape
+    if not isinstance(x, Var) or not x.aval.shape or x.aval.shape == out_shape:
+        return x_expr
+    dims = c.eqn.params["broadcast_dimensions"]
+    return c.read(x, ["0" if x.aval.shape[d] == 1 else c.idx[dims[d]] for d in range(len(dims))])
+
+
+def _identity(c, x):
+    return x
+
+
+_ELEMENTWISE = {
+    # arithmetic
+    lax.add_p: _binop("+"), add_any_p: _binop("+"), lax.sub_p: _binop("-"),
+    lax.mul_p: _binop("*"), lax.div_p: _div, lax.rem_p: _rem, lax.neg_p: _neg,
+    lax.sign_p: _sign, lax.abs_p: _abs, lax.square_p: lambda c, x: c.wrap(f"{x} * {x}"),
+    lax.max_p: _max, lax.min_p: _min, lax.clamp_p: _clamp,
+    lax.integer_pow_p: _integer_pow,
+    lax.pow_p: lambda c, x, y: cast(c.out_dtype, f"{x} ** {cast(c.out_dtype, y)}"),
+    lax.nextafter_p: lambda c, x, y: f"np.nextafter({x}, {y})",
+    # rounding
+    lax.floor_p: _math("np.floor"), lax.ceil_p: _math("np.ceil"), lax.round_p: _round,
+    lax.is_finite_p: _math("np.isfinite"),
+    # exponentials and logarithms
+    lax.exp_p: _math("np.exp", float32=_helper_call("_exp32"), complex=True),
+    lax.exp2_p: _math("np.exp2", float32=_helper_call("_exp2_32")),
+    lax.expm1_p: _math("np.expm1", float32=_helper_call("_expm1_32")),
+    lax.log_p: _math("np.log", float32=_helper_call("_log32"), complex=True),
+    lax.log1p_p: _math("np.log1p", float32=_helper_call("_log1p32")),
+    lax.logistic_p: _logistic,
+    lax.sqrt_p: _math("np.sqrt", complex=True), lax.rsqrt_p: _rsqrt,
+    lax.cbrt_p: _math("np.cbrt"),
+    # trigonometric and hyperbolic functions
+    lax.sin_p: _math("np.sin", float32=_trig32("_sin_end"), complex=True),
+    lax.cos_p: _math("np.cos", float32=_trig32("_cos_end"), complex=True),
+    lax.tan_p: _math("np.tan", float32=_trig32("_tan_end"), complex=True),
+    lax.asin_p: _math("np.arcsin"), lax.acos_p: _math("np.arccos"),
+    lax.atan_p: _math("np.arctan"),
+    lax.atan2_p: lambda c, x, y: f"np.arctan2({x}, {y})",
+    lax.sinh_p: _math("np.sinh", float32=_helper_call("_sinh32"), complex=True),
+    lax.cosh_p: _math("np.cosh", float32=_helper_call("_cosh32"), complex=True),
+    lax.tanh_p: _math("np.tanh", float32=_tanh32, complex=True),
+    lax.asinh_p: _math("np.arcsinh", float32=_helper_call("_asinh32")),
+    lax.acosh_p: _math("np.arccosh", float32=_helper_call("_acosh32")),
+    lax.atanh_p: _math("np.arctanh", float32=_helper_call("_atanh32")),
+    # special functions
+    lax.erf_p: _math("math.erf", float32=_erf32, cast_real=True),
+    lax.erfc_p: _math("math.erfc", cast_real=True),
+    lax.erf_inv_p: _erf_inv,
+    lax.lgamma_p: _math("math.lgamma", cast_real=True),
+    lax.digamma_p: _digamma,
+    # complex numbers
+    lax.real_p: lambda c, x: f"{x}.real", lax.imag_p: lambda c, x: f"{x}.imag",
+    lax.complex_p: lambda c, x, y: cast(c.out_dtype, f"complex({x}, {y})"),
+    lax.conj_p: _conj,
+    # logic, comparisons and bits
+    lax.not_p: _not, lax.and_p: _binop("&"), lax.or_p: _binop("|"), lax.xor_p: _binop("^"),
+    lax.eq_p: _binop("==", compare=True), lax.ne_p: _binop("!=", compare=True),
+    lax.lt_p: _binop("<", compare=True), lax.le_p: _binop("<=", compare=True),
+    lax.gt_p: _binop(">", compare=True), lax.ge_p: _binop(">=", compare=True),
+    lax.shift_left_p: _shift("left"), lax.shift_right_logical_p: _shift("logical"),
+    lax.shift_right_arithmetic_p: _shift("arithmetic"),
+    lax.population_count_p: _population_count, lax.clz_p: _clz,
+    # selection, conversion, identities
+    lax.select_n_p: _select_n, lax.convert_element_type_p: _convert,
+    lax.reduce_precision_p: _reduce_precision,
+    lax.copy_p: _identity, lax.stop_gradient_p: _identity,
+    # index arithmetic
+    lax.iota_p: _iota, lax.broadcast_in_dim_p: _broadcast_in_dim,
+}
+
+#: Elementwise rules that are right for complex operands too.
+_COMPLEX_ELEMENTWISE = {
+    lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p, lax.square_p,
+    lax.exp_p, lax.log_p, lax.sqrt_p, lax.sin_p, lax.cos_p, lax.tan_p, lax.sinh_p,
+    lax.cosh_p, lax.tanh_p, lax.abs_p, lax.eq_p, lax.ne_p, lax.select_n_p, lax.copy_p,
+    lax.stop_gradient_p, lax.real_p, lax.imag_p, lax.complex_p, lax.conj_p,
+    lax.broadcast_in_dim_p, lax.iota_p, lax.convert_element_type_p,
+}
+for _prim, _fn in _ELEMENTWISE.items():
+    register(_prim, _fn, "scalar", complex=_prim in _COMPLEX_ELEMENTWISE)
+
+
+# =============================================================================
+# Reductions: fold one element into an accumulator
+# =============================================================================
+def reduction_identity(kind_: str, dtype):
+    """The starting value of reduce_<kind_> in the accumulator's ``dtype``."""
+    k = kind(dtype)
+    if kind_ in ("max", "min"):
+        if k == "f":
+            return float("-inf") if kind_ == "max" else float("inf")
+        if k == "b":
+            return kind_ == "min"
+        info = np.iinfo(dtype)
+        return info.min if kind_ == "max" else info.max
+    return {"sum": 0, "prod": 1, "and": -1 if k != "b" else True, "or": 0, "xor": 0}[kind_]
+
+
+def _fold(kind_: str):
+    """``fn(c, acc, x)``: the statement folding ``x`` into ``acc`` (the
+    accumulator's dtype is ``c.out_dtype``: float64 for float sums)."""
+    def fold(c, acc, x):
+        if kind_ == "sum":
+            return f"{acc} += {x}"
+        if kind_ == "prod":
+            return f"{acc} *= {x}"
+        if kind_ in ("max", "min"):
+            return f"{acc} = {_minmax(kind_ == 'max')(c, acc, x)}"
+        op = {"and": "&", "or": "|", "xor": "^"}[kind_]
+        new = f"{acc} {op} {x}"
+        return f"{acc} = {new if kind(c.out_dtype) == 'b' else cast(c.out_dtype, new)}"
+    return fold
+
+
+def _arg_fold(kind_: str):
+    """argmax/argmin: ``fn(c, best, x)`` is the test "x is better than best"
+    (a new maximum, or the first NaN); the writer keeps the index."""
+    return lambda c, best, x: f"{c.helper('_arg_better_' + kind_)}({x}, {best})"
+
+
+for _prim, _kind in ((lax.reduce_sum_p, "sum"), (lax.reduce_prod_p, "prod"),
+                     (lax.reduce_max_p, "max"), (lax.reduce_min_p, "min"),
+                     (lax.reduce_and_p, "and"), (lax.reduce_or_p, "or"),
+                     (lax.reduce_xor_p, "xor")):
+    register(_prim, _fold(_kind), "reduction", complex=_kind in ("sum", "prod"))
+register(lax.argmax_p, _arg_fold("max"), "reduction")
+register(lax.argmin_p, _arg_fold("min"), "reduction")
+
+
+# =============================================================================
+# Matrix products: BLAS (float32) or loops (integers)
+# =============================================================================
+def _dot_general(w, eqn, *operand_names) -> None:
+    """``dot_general`` as (batched) matrix products of contiguous 3-D operands:
+    one gemm call per batch element (float32), or plain loops (integers)."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = eqn.invars
+    out = eqn.outvars[0]
+    dtype = out.aval.dtype
+    ls, rs = lhs.aval.shape, rhs.aval.shape
+    lf = [d for d in range(len(ls)) if d not in lc and d not in lb]
+    rf = [d for d in range(len(rs)) if d not in rc and d not in rb]
+    size = lambda shape, dims: int(np.prod([shape[d] for d in dims], dtype=np.int64))  # noqa
+    B, M, K, N = size(ls, lb), size(ls, lf), size(ls, lc), size(rs, rf)
+    name = w.var(out)
+    w.emit(f"# {w.text(eqn)}")
+    if not lb and M * N * K > 0 and _matrix_dot(w, eqn, name):
+        return
+    operands = []
+    for a, perm, shape3, suffix in ((lhs, [*lb, *lf, *lc], (B, M, K), "lhs"),
+                                    (rhs, [*rb, *rc, *rf], (B, K, N), "rhs")):
+        x = w.atom(a)
+        if perm != sorted(perm) and a.aval.shape:
+            x = _transposed(w, x, a.aval, perm, f"{name}_{suffix}t")
+        code = w.reshape_code(x, a.aval, shape3)
+        if a.aval.dtype != dtype:
+            code = f"{code}.astype({np_dtype(dtype)})"
+        w.emit(f"{name}_{suffix} = {code}")
+        operands.append(f"{name}_{suffix}")
+    out_shape = tuple(out.aval.shape)
+    if np.dtype(dtype) == np.float32 and M * N * K > 0:  # each product: one sgemm call
+        gemm = w.helper(gemm_helper(False, False))
+        w.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
+        w.emit(f"for i0 in range({B}):")
+        w.emit(f"    {gemm}({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])")
+    else:
+        w.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
+        w.emit(f"{w.helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
+    w.emit(f"{name} = {name}_3d.reshape({out_shape})" if out_shape
+              else f"{name} = {name}_3d[0, 0, 0]")
+
+def _matrix_dot(w, eqn, name: str) -> bool:
+    """A product of two float32 matrices as ONE call of a gemm helper on the
+    operands as they are stored (:func:`.helpers.gemm_helper`: BLAS's gemm
+    with a transpose flag for each, so ``x.T`` is never copied). Returns
+    False for the other cases (batches, vectors, other dtypes).
+
+    The helpers compile once, in the shared helper module; ``np.dot``
+    compiled Numba's BLAS wrapper again for each pair of operand layouts
+    (0.1-0.5 s each in a fresh process)."""
+    (lc, rc), _ = eqn.params["dimension_numbers"]
+    lhs, rhs = eqn.invars
+    dtype = eqn.outvars[0].aval.dtype
+    if not (len(lc) == 1 and lhs.aval.ndim == rhs.aval.ndim == 2
+            and lhs.aval.dtype == rhs.aval.dtype == dtype and np.dtype(dtype) == np.float32):
+        return False
+    m, n = lhs.aval.shape[1 - lc[0]], rhs.aval.shape[1 - rc[0]]
+    gemm = w.helper(gemm_helper(lc[0] == 0, rc[0] == 1))
+    a, b = (f"np.ascontiguousarray({w.atom(x)})" for x in (lhs, rhs))
+    w.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(dtype)})")
+    w.emit(f"{gemm}({a}, {b}, {name})  # {name} = {w.atom(lhs)}"
+              f"{'.T' * (lc[0] == 0)} @ {w.atom(rhs)}{'.T' * (rc[0] == 1)}")
+    return True
+
+def _transposed(w, x: str, aval, perm, name: str) -> str:
+    """A contiguous copy of ``x`` with its axes permuted, written as element
+    loops: ``x.transpose(perm)`` would compile Numba's tuple formatting
+    (seconds, the first time in a process) and still need a copy to reshape."""
+    shape = tuple(aval.shape[d] for d in perm)
+    permuted_copy(w, name, x, shape, np_dtype(aval.dtype), perm)
+    return name
+
+
+register(lax.dot_general_p, _dot_general, "call", complex=True)
+
+
+# =============================================================================
+# Data movement: reshape, transpose, slices, pads, concatenation
+# =============================================================================
+def _reshape(w, eqn, x):
+    if eqn.params.get("dimensions") is not None:
+        raise NotImplementedError("reshape with dimensions")
+    return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
+
+
+def _reshape_code(w, x, aval, new_shape) -> str:
+    """A reshape; keys keep the trailing axis of their data (see :func:`_key_ok`)."""
+    if is_threefry_key(aval.dtype):
+        return f"np.ascontiguousarray({x}).reshape({tuple(new_shape) + (2,)})"
+    return w.reshape_code(x, aval, new_shape)
+
+
+def _transpose(w, eqn, x):
+    perm = tuple(eqn.params["permutation"])
+    if perm == tuple(range(len(perm))):
+        return x
+    perm += (len(perm),) if is_threefry_key(eqn.invars[0].aval.dtype) else ()
+    name = w.var(eqn.outvars[0])
+    shape, dtype = data_shape(eqn.outvars[0].aval)
+    permuted_copy(w, name, x, shape, dtype, perm, w.text(eqn))
+    return None
+
+
+def _slice(w, eqn, x):
+    strides = eqn.params["strides"] or (1,) * len(eqn.params["start_indices"])
+    parts = [f"{s}:{e}" + (f":{k}" if k != 1 else "")
+             for s, e, k in zip(eqn.params["start_indices"], eqn.params["limit_indices"], strides)]
+    return f"{x}[{', '.join(parts)}].copy()"
+
+
+def _rev(w, eqn, x):
+    dims = set(eqn.params["dimensions"])
+    parts = ["::-1" if d in dims else ":" for d in range(len(eqn.outvars[0].aval.shape))]
+    return f"{x}[{', '.join(parts)}].copy()"
+
+
+def _bitcast(w, eqn, x):
+    old, new = eqn.invars[0].aval, eqn.outvars[0].aval
+    if old.dtype.itemsize != new.dtype.itemsize:
+        raise NotImplementedError("bitcast_convert_type between widths")
+    if old.dtype == new.dtype:
+        return x
+    if not old.shape:
+        return f"np.full((1,), {x}).view({np_dtype(new.dtype)})[0]"
+    return f"{x}.view({np_dtype(new.dtype)})"
+
+
+def _concatenate(w, eqn, *xs):
+    return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
+
+
+def _pad(w, eqn, x, padding_value):
+    """``np.full`` of the padding value, then the operand's elements that survive
+    (negative padding crops) written with a stride of ``interior + 1``."""
+    out = eqn.outvars[0].aval
+    name = w.var(eqn.outvars[0])
+    w.emit(f"{name} = np.full({tuple(out.shape)}, {padding_value}, "
+           f"dtype={np_dtype(out.dtype)})", w.text(eqn))
+    first, counts, dst = [], [], []
+    for (lo, _, interior), d, n in zip(eqn.params["padding_config"],
+                                       eqn.invars[0].aval.shape, out.shape):
+        step = interior + 1  # element j of x lands at lo + j * step; keep 0 <= that < n
+        start = max(0, -(lo // step)) if lo < 0 else 0
+        last = min(d, (n - 1 - lo) // step + 1) if n - 1 - lo >= 0 else 0
+        if last <= start:
+            return None  # nothing of x survives
+        first.append(start)
+        counts.append(last - start)
+        dst.append((lo + start * step, step))
+    copy_loops(w, f"{name}_i", counts,
+               lambda i: f"{name}[{', '.join(f'{a} + {k} * {j}' for (a, k), j in zip(dst, i))}]",
+               lambda i: f"{x}[{', '.join(f'{a} + {j}' for a, j in zip(first, i))}]")
+    return None
+
+
+def _cumulative(kind_: str):
+    """``cumsum``... along ``axis``: loops over the other axes, a running value along it."""
+    def lower(w, eqn, x):
+        out = eqn.outvars[0]
+        dtype, shape = out.aval.dtype, tuple(out.aval.shape)
+        if kind_ == "logsumexp" and dtype.kind != "f":
+            raise NotImplementedError(f"cumlogsumexp of {dtype}")
+        axis, n = eqn.params["axis"], out.aval.shape[eqn.params["axis"]]
+        name = w.var(out)
+        w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(dtype)})", w.text(eqn))
+        if n == 0 or 0 in shape:
+            return None
+        idx = [f"i{d}" for d in range(len(shape))]
+        for d in range(len(shape)):
+            if d != axis:
+                w.emit(f"for i{d} in range({shape[d]}):")
+                w.depth += 1
+        at = lambda k: ", ".join(k if d == axis else i for d, i in enumerate(idx))  # noqa
+        acc, k = f"{name}_acc", f"{name}_k"
+        first, pos = (f"{n - 1}", f"{n - 1} - {k}") if eqn.params["reverse"] else ("0", k)
+        w.emit(f"{acc} = {x}[{at(first)}]")
+        w.emit(f"{name}[{at(first)}] = {acc}")
+        w.emit(f"for {k} in range(1, {n}):")
+        ctx = ScalarContext(eqn, w.helpers)
+        combine = {"sum": _binop("+"), "prod": _binop("*"), "logsumexp": _logaddexp,
+                   "max": _max, "min": _min}[kind_]
+        w.emit(f"    {acc} = {combine(ctx, acc, f'{x}[{at(pos)}]')}")
+        w.emit(f"    {name}[{at(pos)}] = {acc}")
+        w.depth -= len(shape) - 1
+        return None
+    return lower
+
+
+def _logaddexp(ctx, x, y):
+    return f"{ctx.helper('_logaddexp')}({x}, {y}, {literal(np.log(2), ctx.out_dtype)})"
+
+
+def _clamped_starts(w, eqn, shape, sizes, starts) -> list[str]:
+    """Start indices clamped into ``[0, dim - size]``, as XLA does."""
+    name = w.var(eqn.outvars[0])
+    names = []
+    for d, (s, dim, size) in enumerate(zip(starts, shape, sizes)):
+        w.emit(f"{name}_s{d} = min(max(np.int64({s}), 0), {dim - size})")
+        names.append(f"{name}_s{d}")
+    return names
+
+
+def _window(starts, sizes) -> str:
+    return ", ".join(f"{s}:{s} + {z}" for s, z in zip(starts, sizes))
+
+
+def _dynamic_slice(w, eqn, x, *starts):
+    sizes = eqn.params["slice_sizes"]
+    w.emit(f"# {w.text(eqn)}")
+    s = _clamped_starts(w, eqn, eqn.invars[0].aval.shape, sizes, starts)
+    return f"{x}[{_window(s, sizes)}].copy()" if sizes else x
+
+
+def _dynamic_update_slice(w, eqn, x, update, *starts):
+    sizes = eqn.invars[1].aval.shape
+    name = w.var(eqn.outvars[0])
+    w.emit(f"# {w.text(eqn)}")
+    if not sizes:
+        return update
+    s = _clamped_starts(w, eqn, eqn.invars[0].aval.shape, sizes, starts)
+    w.emit(f"{name} = {x}.copy()")
+    shape, _ = data_shape(eqn.invars[1].aval)
+    copy_loops(w, f"{name}_i", shape,
+               lambda i: f"{name}[{', '.join([f'{a} + {j}' for a, j in zip(s, i)] + i[len(s):])}]",
+               lambda i: f"{update}[{', '.join(i)}]")
+    return None
+
+
+
+
+# =============================================================================
+# gather, scatter, sort, top_k, split, stack, unstack, tile
+# =============================================================================
+def _mode_name(mode) -> str:
+    """``GatherScatterMode.CLIP`` -> ``"CLIP"`` (the enum lives in chapter 00)."""
+    return getattr(mode, "name", str(mode))
+
+
+def _out(w, eqn, k: int = 0) -> str:
+    """The kernel name of output ``k`` (a name of its own for an unread ``_``)."""
+    if not isinstance(eqn.outvars[k], DropVar):
+        return w.var(eqn.outvars[k])
+    named = [v for v in eqn.outvars if not isinstance(v, DropVar)]  # DCE keeps one at least
+    return f"{w.var(named[0])}_drop{k}"
+
+
+def _key_word(w, name: str, aval) -> list[str]:
+    """For a key array: open a loop over the 2 words of its key data (the caller
+    closes it with the other loops) and return its variable; else nothing."""
+    if not is_threefry_key(aval.dtype):
+        return []
+    w.emit(f"for {name}_kw in range(2):")
+    w.depth += 1
+    return [f"{name}_kw"]
+
+
+def _empty(w, name: str, aval) -> None:
+    shape, dtype = data_shape(aval)
+    w.emit(f"{name} = np.empty({shape}, dtype={dtype})")
+
+
+# =============================================================================
+# gather
+# =============================================================================
+def _window_starts(w, name, operand_shape, sizes, idx, batch, index_map,
+                   operand_batching, indices_batching, clamp: bool):
+    """Emit the start of the window in every operand dimension, for batch index ``batch``.
+
+    Returns (start expressions, the condition "the window is inside the
+    operand" or None when it always is).
+    """
+    starts = ["0"] * len(operand_shape)
+    checks = []
+    for k, d in enumerate(index_map):
+        raw = f"{name}_s{d}"
+        w.emit(f"{raw} = np.int64({idx}[{index([*batch, str(k)])}])")
+        upper = operand_shape[d] - sizes[d]
+        checks.append(f"0 <= {raw} <= {upper}")
+        if clamp:
+            w.emit(f"{raw}c = min(max({raw}, 0), {max(upper, 0)})")
+            raw += "c"
+        starts[d] = raw
+    for od, ib in zip(operand_batching, indices_batching):
+        starts[od] = batch[ib]  # batching dims pair operand and indices: always in bounds
+    return starts, (" and ".join(checks) if checks else None)
+
+
+def _window_loops(w, name: str, sizes, window_dims) -> dict:
+    """Open a loop over each window dimension longer than 1; returns the offset
+    (a loop variable, or ``"0"``) of every window dimension."""
+    offsets = {}
+    for d in window_dims:
+        if sizes[d] == 1:
+            offsets[d] = "0"
+        else:
+            offsets[d] = f"{name}_w{d}"
+            w.emit(f"for {offsets[d]} in range({sizes[d]}):")
+            w.depth += 1
+    return offsets
+
+
+def _plus(start: str, offset: str) -> str:
+    return offset if start == "0" else start if offset == "0" else f"{start} + {offset}"
+
+
+def _operand_index(starts, offsets, word) -> str:
+    """One element of the operand: the window start plus the offset in window dims
+    (and the key ``word``, for keys)."""
+    return index([_plus(s, offsets.get(d, "0")) for d, s in enumerate(starts)] + word)
+
+
+def _gather(w, eqn, x, idx):
+    """For each batch index: the window start (clamped), then a loop over the
+    window copying elements (or the fill value, for a window out of bounds in
+    ``"fill"`` mode) to the output, whose offset dims are the window dims."""
+    dn, sizes = eqn.params["dimension_numbers"], tuple(eqn.params["slice_sizes"])
+    mode = _mode_name(eqn.params["mode"])
+    operand, indices = eqn.invars[0].aval, eqn.invars[1].aval
+    out = eqn.outvars[0].aval
+    if mode == "ONE_HOT" or operand.ndim == 0:
+        raise NotImplementedError(f"gather with mode {mode} of a rank {operand.ndim} operand")
+    fill = mode == "FILL_OR_DROP"
+    if fill and (is_threefry_key(operand.dtype) or operand.dtype.kind == "c"):
+        raise NotImplementedError(f"gather of {operand.dtype} with mode FILL_OR_DROP")
+    name = _out(w, eqn)
+    w.emit(f"# {w.text(eqn)}")
+    scalar = out.ndim == 0 and not is_threefry_key(out.dtype)  # a one-element array first
+    target = f"{name}_1d" if scalar else name
+    _empty(w, target, out.update(shape=(1,)) if scalar else out)
+    if 0 in out.shape:
+        return None
+    window_dims = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims
+                   and d not in dn.operand_batching_dims]
+    batch_shape = indices.shape[:-1]
+    batch = open_loops(w, batch_shape, f"{name}_b")
+    starts, inside = _window_starts(w, name, operand.shape, sizes, idx, batch,
+                                    dn.start_index_map, dn.operand_batching_dims,
+                                    dn.start_indices_batching_dims, clamp=True)
+    if fill and inside is not None:
+        w.emit(f"{name}_ok = {inside}")
+    depth = w.depth
+    offsets = _window_loops(w, name, sizes, window_dims)
+    word = _key_word(w, name, operand)
+    # output dims: the offset dims are the window dims (in order), the others the batch
+    window_iter, batch_iter = iter(window_dims), iter(batch)
+    dst = [offsets[next(window_iter)] if d in dn.offset_dims else next(batch_iter)
+           for d in range(out.ndim)]
+    dst = ["0"] if scalar else dst + word
+    value = f"{x}[{_operand_index(starts, offsets, word)}]"
+    if fill and inside is not None:
+        value = f"({value} if {name}_ok else {literal(eqn.params['fill_value'], operand.dtype)})"
+    w.emit(f"{target}[{index(dst)}] = {value}")
+    w.depth = depth - len(batch_shape)
+    if scalar:
+        w.emit(f"{name} = {target}[0]")
+    return None
+
+
+# =============================================================================
+# scatter, scatter-add, scatter-sub, scatter-mul, scatter-min, scatter-max
+# =============================================================================
+#: how one element of the updates ``u`` combines into the operand's element ``o``
+_COMBINE = {
+    "scatter": "{o} = {u}",
+    "scatter-add": "{o} += {u}",
+    "scatter-sub": "{o} -= {u}",
+    "scatter-mul": "{o} *= {u}",
+    "scatter-min": "{o} = np.minimum({o}, {u})",  # NaN propagates, as np.minimum.at
+    "scatter-max": "{o} = np.maximum({o}, {u})",
+}
+
+
+def _scatter(w, eqn, x, idx, updates):
+    """Updates are applied one window at a time in the order of the indices, so
+    with repeated indices the combining ops accumulate and plain ``scatter``
+    keeps the last one (as the interpreter does; XLA leaves it unspecified)."""
+    kind = eqn.primitive.name
+    if eqn.params["update_jaxpr"] is not None:
+        raise NotImplementedError("scatter with a Python update function (scatter_apply)")
+    dn = eqn.params["dimension_numbers"]
+    operand, indices, upd = (a.aval for a in eqn.invars)
+    if kind in ("scatter-min", "scatter-max") and operand.dtype.kind == "c":
+        raise NotImplementedError(f"{kind} on complex numbers")
+    if operand.ndim == 0:
+        raise NotImplementedError("scatter into a rank 0 operand")
+    name = _out(w, eqn)
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name} = {x}.copy()")
+    window_dims = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims
+                   and d not in dn.operand_batching_dims]
+    sizes = [1] * operand.ndim
+    for d, ud in zip(window_dims, dn.update_window_dims):
+        sizes[d] = upd.shape[ud]
+    if 0 in upd.shape:
+        return None
+    batch_shape = indices.shape[:-1]
+    batch = open_loops(w, batch_shape, f"{name}_b")
+    clip = _mode_name(eqn.params["mode"]) == "CLIP"
+    starts, inside = _window_starts(w, name, operand.shape, sizes, idx, batch,
+                                    dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                                    dn.scatter_indices_batching_dims, clamp=clip)
+    depth = w.depth
+    if not clip and inside is not None:  # a window not wholly inside is dropped
+        w.emit(f"if {inside}:")
+        w.depth += 1
+    offsets = _window_loops(w, name, sizes, window_dims)
+    word = _key_word(w, name, operand)
+    # updates dims: the update window dims are the window dims (in order), the others the batch
+    window_iter, batch_iter = iter(window_dims), iter(batch)
+    src = [offsets[next(window_iter)] if d in dn.update_window_dims else next(batch_iter)
+           for d in range(upd.ndim)] + word
+    u = f"{updates}[{index(src)}]" if src else updates  # rank 0 updates: a scalar
+    o = f"{name}[{_operand_index(starts, offsets, word)}]"
+    w.emit(_COMBINE[kind].format(o=o, u=u))
+    w.depth = depth - len(batch_shape)
+    return None
+
+
+# =============================================================================
+# sort and top_k
+# =============================================================================
+def _row_of(idx, shape, axis) -> str:
+    """The row (in C order over every dim but ``axis``) of the element at ``idx``."""
+    row = "0"
+    for i, n, d in zip(idx, shape, range(len(shape))):
+        if d != axis:
+            row = i if row == "0" else f"({row}) * {n} + {i}"
+    return row
+
+
+def _rows(w, name: str, x: str, aval, axis: int) -> tuple[str, int, tuple, tuple]:
+    """Emit a copy of ``x`` with ``axis`` moved last, as a C-contiguous 2-D array
+    of rows (a fresh writable array, so the helpers compile for one type).
+
+    Returns (its name, rows, the transposed shape, the permutation).
+    """
+    shape, nd = tuple(aval.shape), len(aval.shape)
+    perm = tuple(d for d in range(nd) if d != axis) + (axis,)
+    tshape = tuple(shape[d] for d in perm)
+    n, m = shape[axis], int(np.prod(tshape[:-1], dtype=np.int64))
+    if axis == nd - 1:
+        w.emit(f"{name} = {x}.copy().reshape(({m}, {n}))")
+        return name, m, tshape, perm
+    w.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(aval.dtype)})")
+    idx = open_loops(w, shape, f"{name}_i")  # loops, not .transpose(): quick to compile
+    w.emit(f"{name}[{_row_of(idx, shape, axis)}, {idx[axis]}] = {x}[{index(idx)}]")
+    w.depth -= nd
+    return name, m, tshape, perm
+
+
+def _unrows(w, name: str, rows: str, tshape, perm, dtype) -> None:
+    """Emit the inverse of :func:`_rows`: the rows back in the operand's layout."""
+    axis, nd = perm[-1], len(perm)
+    shape = [0] * nd
+    for d, n in zip(perm, tshape):
+        shape[d] = n
+    if axis == nd - 1:
+        w.emit(f"{name} = {rows}.reshape({tuple(shape)})")
+        return
+    w.emit(f"{name} = np.empty({tuple(shape)}, dtype={np_dtype(dtype)})")
+    idx = open_loops(w, shape, f"{name}_i")
+    w.emit(f"{name}[{index(idx)}] = {rows}[{_row_of(idx, shape, axis)}, {idx[axis]}]")
+    w.depth -= nd
+
+
+def _permute_row(w, dst: str, src: str, r: str, p: str, count) -> None:
+    """Emit ``dst[r, t] = src[r, p[t]]`` for the first ``count`` positions."""
+    w.emit(f"    for {dst}_t in range({count}):")
+    w.emit(f"        {dst}[{r}, {dst}_t] = {src}[{r}, {p}[{dst}_t]]")
+
+
+def _sort(w, eqn, *xs):
+    """Per row: the stable permutation of the keys, then every operand through it."""
+    num_keys, axis = eqn.params["num_keys"], eqn.params["dimension"]
+    avals = [a.aval for a in eqn.invars]
+    if any(a.dtype.kind == "c" for a in avals[:num_keys]):
+        raise NotImplementedError("sort by complex keys")
+    names = [_out(w, eqn, k) for k in range(len(xs))]
+    w.emit(f"# {w.text(eqn)}")
+    rows = []
+    for k, (x, aval) in enumerate(zip(xs, avals)):
+        r, m, tshape, perm = _rows(w, f"{names[0]}_in{k}", x, aval, axis)
+        rows.append(r)
+        w.emit(f"{names[k]}_rows = np.empty_like({r})")
+    sort_fn = w.helper(sort_helper(num_keys))
+    r, p = f"{names[0]}_r", f"{names[0]}_p"
+    w.emit(f"for {r} in range({m}):")
+    w.emit(f"    {p} = {sort_fn}({', '.join(f'{k}[{r}]' for k in rows[:num_keys])})")
+    for k, src in enumerate(rows):
+        _permute_row(w, f"{names[k]}_rows", src, r, p, tshape[-1])
+    for k in range(len(xs)):
+        _unrows(w, names[k], f"{names[k]}_rows", tshape, perm, avals[k].dtype)
+    return None
+
+
+def _top_k(w, eqn, x):
+    """IEEE total order, largest first, ties by position: a stable ascending
+    sort of ``~key``, where ``key`` is an integer that orders as the values
+    (a float's bits as a signed integer, all but the sign flipped if negative)."""
+    k, axis = eqn.params["k"], eqn.params["axis"]
+    aval, dt = eqn.invars[0].aval, eqn.invars[0].aval.dtype
+    vals, idxs = _out(w, eqn, 0), _out(w, eqn, 1)
+    w.emit(f"# {w.text(eqn)}")
+    rows, m, tshape, perm = _rows(w, f"{vals}_in", x, aval, axis)
+    n = tshape[-1]
+    kdt = (np.dtype(f"int{8 * dt.itemsize}") if dt.kind == "f"
+           else np.dtype(np.int8) if dt == np.bool_ else dt)
+    w.emit(f"{vals}_key = np.empty(({m}, {n}), dtype={np_dtype(kdt)})")
+    bits = f"{rows}.view({np_dtype(kdt)})" if dt.kind == "f" else rows
+    w.emit(f"{vals}_bits = {bits}")
+    w.emit(f"for {vals}_r in range({m}):")
+    w.emit(f"    for {vals}_t in range({n}):")
+    b = f"{vals}_b"
+    w.emit(f"        {b} = {np_dtype(kdt)}({vals}_bits[{vals}_r, {vals}_t])")
+    flip = f"({b} ^ {literal(np.iinfo(kdt).max, kdt)} if {b} < 0 else {b})" if dt.kind == "f" else b
+    w.emit(f"        {vals}_key[{vals}_r, {vals}_t] = {np_dtype(kdt)}(~{flip})")
+    out_t = tshape[:-1] + (k,)
+    w.emit(f"{vals}_rows = np.empty(({m}, {k}), dtype={np_dtype(dt)})")
+    w.emit(f"{idxs}_rows = np.empty(({m}, {k}), dtype=np.int32)")
+    sort_fn = w.helper(sort_helper(1))
+    r, p = f"{vals}_r", f"{vals}_p"
+    w.emit(f"for {r} in range({m}):")
+    w.emit(f"    {p} = {sort_fn}({vals}_key[{r}])")
+    _permute_row(w, f"{vals}_rows", rows, r, p, k)
+    w.emit(f"    for {idxs}_t in range({k}):")
+    w.emit(f"        {idxs}_rows[{r}, {idxs}_t] = {p}[{idxs}_t]")
+    _unrows(w, vals, f"{vals}_rows", out_t, perm, dt)
+    _unrows(w, idxs, f"{idxs}_rows", out_t, perm, np.dtype(np.int32))
+    return None
+
+
+# =============================================================================
+# split, stack, unstack, tile
+# =============================================================================
+def _at_axis(rank: int, axis: int, what: str) -> str:
+    return index([what if d == axis else ":" for d in range(rank)])
+
+
+def _split(w, eqn, x):
+    aval, axis = eqn.invars[0].aval, eqn.params["axis"]
+    w.emit(f"# {w.text(eqn)}")
+    start = 0
+    for k, size in enumerate(eqn.params["sizes"]):
+        if not isinstance(eqn.outvars[k], DropVar):
+            part = _at_axis(aval.ndim, axis, f"{start}:{start + size}")
+            w.emit(f"{_out(w, eqn, k)} = {x}[{part}].copy()")
+        start += size
+    return None
+
+
+def _unstack(w, eqn, x):
+    aval, axis = eqn.invars[0].aval, eqn.params["axis"]
+    w.emit(f"# {w.text(eqn)}")
+    scalar = aval.ndim == 1 and not is_threefry_key(aval.dtype)
+    for k in range(aval.shape[axis]):
+        if not isinstance(eqn.outvars[k], DropVar):
+            part = f"{x}[{_at_axis(aval.ndim, axis, str(k))}]"
+            w.emit(f"{_out(w, eqn, k)} = {part if scalar else part + '.copy()'}")
+    return None
+
+
+def _stack(w, eqn, *xs):
+    out, axis = eqn.outvars[0].aval, eqn.params["axis"]
+    name = _out(w, eqn)
+    w.emit(f"# {w.text(eqn)}")
+    _empty(w, name, out)
+    shape, _ = data_shape(eqn.invars[0].aval)
+    for k, x in enumerate(xs):
+        if not shape:
+            w.emit(f"{name}[{k}] = {x}")
+            continue
+        copy_loops(w, f"{name}_i", shape,
+                   lambda i: f"{name}[{index(i[:axis] + [str(k)] + i[axis:])}]",
+                   lambda i: f"{x}[{index(i)}]")
+    return None
+
+
+def _tile(w, eqn, x):
+    """Output element ``i`` is ``x[i % shape]`` (``np.tile``'s layout)."""
+    aval, out = eqn.invars[0].aval, eqn.outvars[0].aval
+    shape = (1,) * (out.ndim - aval.ndim) + tuple(aval.shape)
+    if out.ndim == 0:
+        return x
+    name = _out(w, eqn)
+    w.emit(f"# {w.text(eqn)}")
+    _empty(w, name, out)
+    if 0 in out.shape:
+        return None
+    src = x if tuple(shape) == tuple(aval.shape) else _reshape_code(w, x, aval, shape)
+    w.emit(f"{name}_src = {src}")
+    data, _ = data_shape(out)
+    key = ["2"] if is_threefry_key(out.dtype) else []
+    copy_loops(w, f"{name}_i", data, lambda i: f"{name}[{index(i)}]",
+               lambda i: f"{name}_src[{index([f'{j} % {n}' for j, n in zip(i, [*shape, *key])])}]")
+    return None
+
+
+# =============================================================================
+# threefry keys: the key data is uint32 with a trailing axis of 2
+# =============================================================================
+
+
+# =============================================================================
+# Linear algebra: one matrix at a time (LAPACK through NumPy where it has it)
+# =============================================================================
+# stacks of matrices
+# =============================================================================
+def _linalg_names(w, eqn) -> list[str]:
+    named = next(w.var(v) for v in eqn.outvars if not isinstance(v, DropVar))
+    return [f"{named}_drop{k}" if isinstance(v, DropVar) else w.var(v)
+            for k, v in enumerate(eqn.outvars)]
+
+
+def _batch(shape) -> int:
+    return int(np.prod(shape[:-2], dtype=np.int64))
+
+
+def _matrix_stack(w, name: str, x: str, aval, keep: int = 2) -> str:
+    """Emit ``x`` as a contiguous stack ``(batch, *last keep dims)``; returns its name."""
+    shape = tuple(aval.shape)
+    w.emit(f"{name} = np.ascontiguousarray({x}).reshape("
+           f"{(int(np.prod(shape[:-keep], dtype=np.int64)),) + shape[-keep:]})")
+    return name
+
+
+def _alloc(w, names, avals, batch_rank: int) -> None:
+    """Stacked outputs: ``<name>_3d`` of shape ``(batch, *per-matrix dims)``."""
+    for name, aval in zip(names, avals):
+        shape = tuple(aval.shape)
+        stacked = (int(np.prod(shape[:batch_rank], dtype=np.int64)),) + shape[batch_rank:]
+        w.emit(f"{name}_3d = np.empty({stacked}, dtype={np_dtype(aval.dtype)})")
+
+
+def _matrix_unstack(w, names, avals) -> None:
+    for name, aval in zip(names, avals):
+        w.emit(f"{name} = {name}_3d.reshape({tuple(aval.shape)})")
+
+
+def _per_matrix(w, eqn, body, *, inputs) -> None:
+    """Emit: outputs allocated as stacks, a loop over the batch computing each
+    matrix's results, outputs reshaped back.
+
+    ``body(b, ins, outs)`` gives (lines, results): lines using ``<in>[b]``, and
+    for each output the expression of its matrix, or None if the lines wrote
+    ``<out>_3d[b]`` themselves.
+    """
+    names = _linalg_names(w, eqn)
+    avals = [v.aval for v in eqn.outvars]
+    batch_rank = eqn.invars[0].aval.ndim - 2
+    w.emit(f"# {w.text(eqn)}")
+    stacks = [_matrix_stack(w, f"{names[0]}_in{k}", x, a.aval) for k, (x, a) in
+              enumerate(zip(inputs, eqn.invars))]
+    _alloc(w, names, avals, batch_rank)
+    b = f"{names[0]}_b"
+    w.emit(f"for {b} in range({_batch(eqn.invars[0].aval.shape)}):")
+    lines, results = body(b, stacks, names)
+    for line in lines:
+        w.emit("    " + line)
+    for name, aval, result in zip(names, avals, results):
+        if result is not None:
+            copy = "_copy_matrix" if aval.ndim - batch_rank == 2 else "_copy_vector"
+            w.emit(f"    {w.helper(copy)}({name}_3d[{b}], {result})")
+    _matrix_unstack(w, names, avals)
+
+
+# =============================================================================
+# The lowerings
+# =============================================================================
+def _cholesky(w, eqn, x):
+    w.helpers.add("_cholesky_or_nan")
+    _per_matrix(w, eqn, lambda b, ins, outs: (
+        [], [f"_cholesky_or_nan(np.ascontiguousarray({ins[0]}[{b}]))"]), inputs=[x])
+    return None
+
+
+def _eigh(w, eqn, x):
+    """Eigenvectors (columns) and ascending eigenvalues of the triangle ``lower`` reads."""
+    if eqn.params.get("subset_by_index") is not None:
+        raise NotImplementedError("eigh with subset_by_index")
+    w.helpers.add("_hermitian")
+    lower = bool(eqn.params["lower"])
+    _per_matrix(w, eqn, lambda b, ins, outs: (
+        [f"{outs[0]}_w, {outs[0]}_v = np.linalg.eigh(_hermitian({ins[0]}[{b}], {lower}))"],
+        [f"{outs[0]}_v", f"{outs[0]}_w"]), inputs=[x])
+    return None
+
+
+def _qr(w, eqn, x):
+    m, n = eqn.invars[0].aval.shape[-2:]
+    if eqn.params["full_matrices"] and m > n:
+        raise NotImplementedError("qr with full_matrices=True of a tall matrix")
+    if eqn.params.get("pivoting"):
+        raise NotImplementedError("qr with pivoting")
+    _per_matrix(w, eqn, lambda b, ins, outs: (
+        [f"{outs[0]}_q, {outs[0]}_r = np.linalg.qr(np.ascontiguousarray({ins[0]}[{b}]))"],
+        [f"{outs[0]}_q", f"{outs[0]}_r"]), inputs=[x])
+    return None
+
+
+def _svd(w, eqn, x):
+    if eqn.params.get("subset_by_index") is not None:
+        raise NotImplementedError("svd with subset_by_index")
+    full = bool(eqn.params["full_matrices"])
+
+    def body(b, ins, outs):
+        n = outs[0]
+        line = (f"{n}_u, {n}_s, {n}_vh = np.linalg.svd(np.ascontiguousarray({ins[0]}[{b}]), "
+                f"full_matrices={full})")
+        if not eqn.params["compute_uv"]:
+            return [line], [f"{n}_s"]
+        return [line], [f"{n}_s", f"{n}_u", f"{n}_vh"]
+    _per_matrix(w, eqn, body, inputs=[x])
+    return None
+
+
+def _lu(w, eqn, x):
+    w.helpers.add("_lu_in_place")
+    _per_matrix(w, eqn, lambda b, ins, outs: (
+        [f"_copy_matrix({outs[0]}_3d[{b}], {ins[0]}[{b}])",
+         f"_lu_in_place({outs[0]}_3d[{b}], {outs[1]}_3d[{b}], {outs[2]}_3d[{b}])"],
+        [None, None, None]), inputs=[x])
+    w.helpers.add("_copy_matrix")
+    return None
+
+
+def _lu_pivots_to_permutation(w, eqn, pivots):
+    name = _linalg_names(w, eqn)[0]
+    pshape, out = tuple(eqn.invars[0].aval.shape), eqn.outvars[0].aval
+    batch = int(np.prod(pshape[:-1], dtype=np.int64))
+    w.helpers.add("_pivots_to_permutation")
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name}_piv = np.ascontiguousarray({pivots}).reshape(({batch}, {pshape[-1]}))")
+    w.emit(f"{name}_2d = np.empty(({batch}, {out.shape[-1]}), dtype=np.int32)")
+    w.emit(f"for {name}_b in range({batch}):")
+    w.emit(f"    _pivots_to_permutation({name}_piv[{name}_b], {name}_2d[{name}_b])")
+    w.emit(f"{name} = {name}_2d.reshape({tuple(out.shape)})")
+    return None
+
+
+def _triangular_solve_rule(w, eqn, a, b_):
+    """``op(a) @ x = b``, or ``x @ op(a) = b`` solved as ``op(a)^T @ x^T = b^T``."""
+    p = eqn.params
+    conjugate = bool(p["conjugate_a"]) and eqn.invars[0].aval.dtype.kind == "c"
+    transpose, left = bool(p["transpose_a"]), bool(p["left_side"])
+    lower = bool(p["lower"]) != transpose  # the triangle op(a) has
+    if not left:
+        transpose, lower = not transpose, not lower
+    w.helpers.update({"_op_triangle", "_triangular_solve"})
+
+    def body(b, ins, outs):
+        t = (f"_op_triangle({ins[0]}[{b}], {bool(p['lower'])}, {transpose}, {conjugate}, "
+             f"{bool(p['unit_diagonal'])})")
+        rhs = f"{ins[1]}[{b}]" if left else f"np.ascontiguousarray({ins[1]}[{b}].T)"
+        x = f"_triangular_solve({t}, {rhs}, {lower})"
+        return [], [x if left else x + ".T"]
+    _per_matrix(w, eqn, body, inputs=[a, b_])
+    return None
+
+
+
+
+# =============================================================================
+# Control flow: native branches and loops, their bodies written inline
+# =============================================================================
+def _header(w, eqn) -> str:
+    """The equation as a comment line, its nested jaxprs left out (they are written below)."""
+    return "# " + eqn_header(eqn, w.plan.names)
+
+
+@contextmanager
+def _indented(w, levels: int = 1):
+    """``with _indented(w):`` writes the lines of a block, one level deeper."""
+    w.depth += levels
+    try:
+        yield
+    finally:
+        w.depth -= levels
+
+
+def _cond(w, eqn, index, *operands):
+    """``if index <= 0: ... elif index == 1: ... else: ...``: the index is clamped
+    into range, as XLA does (below 0 runs branch 0, above runs the last)."""
+    branches = eqn.params["branches"]
+    w.emit(_header(w, eqn))
+    last = len(branches) - 1
+    for k, branch in enumerate(branches):
+        if k == 0 and last > 0:
+            w.emit(f"if {index} <= 0:")
+        elif k < last:
+            w.emit(f"elif {index} == {k}:")
+        elif last > 0:
+            w.emit("else:")
+        with _indented(w, 1 if last > 0 else 0):
+            outs = w.inline(branch, list(operands))
+            w.assign(eqn.outvars, outs, one_type=True)
+    return None
+
+
+def _while(w, eqn, *operands):
+    """``while True:`` the condition, ``break`` when false, then the body.
+
+    The carry lives in the body's input variables; the condition's inputs
+    are bound to them at the top of each iteration. A predicate with a shape
+    (``vmap`` of a loop whose condition depends on the example) runs while
+    *any* holds, and examples whose predicate is false keep their carry.
+    """
+    p = eqn.params
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    cond_consts, body_consts, init = operands[:nc], operands[nc:nc + nb], operands[nc + nb:]
+    carry = body.jaxpr.invars[nb:]
+    w.emit(_header(w, eqn))
+    w.assign(cond.jaxpr.invars[:nc], cond_consts)
+    w.assign(body.jaxpr.invars[:nb], body_consts)
+    w.assign(carry, init, one_type=True)
+    w.emit("while True:")
+    with _indented(w):
+        w.assign(cond.jaxpr.invars[nc:], [w.var(v) for v in carry])  # after its consts
+        (pred,) = w.inline(cond)
+        batched = bool(cond.jaxpr.out_avals[0].shape)
+        w.emit(f"if not {pred}{'.any()' if batched else ''}:")
+        w.emit("    break")
+        outs = w.inline(body)
+        if batched:
+            outs = [_keep_finished(w, cond.jaxpr.outvars[0], c, v)
+                    for c, v in zip(carry, body.jaxpr.outvars)]
+        w.assign(carry, outs, one_type=True)
+    w.assign(eqn.outvars, [w.var(v) for v in carry])
+    return None
+
+
+def _keep_finished(w, pred, old, new) -> str:
+    """``where(pred, new, old)``, ``pred`` indexing the leading axes of the carry."""
+    shape = tuple(old.aval.shape)
+    name = f"{w.var(old)}_kept"
+    idx = [f"i{d}" for d in range(len(shape))]
+    w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(old.aval.dtype)})")
+    for d, n in enumerate(shape):
+        w.emit("    " * d + f"for i{d} in range({n}):")
+    at = ", ".join(idx)
+    running = w.read(pred, idx[:len(pred.aval.shape)])
+    choice = f"{w.read(new, idx)} if {running} else {w.var(old)}[{at}]"
+    w.emit("    " * len(shape) + f"{name}[{at}] = {choice}")
+    return name
+
+
+def _scan(w, eqn, *operands):
+    """``for it in range(length):`` (backwards if ``reverse``), slicing ``xs``
+    and writing each iteration's ``ys`` into arrays allocated before the loop."""
+    p = eqn.params
+    body, length = p["jaxpr"], p["length"]
+    n_consts, n_carry = p["num_consts"], p["num_carry"]
+    consts, init, xs = (operands[:n_consts], operands[n_consts:n_consts + n_carry],
+                        operands[n_consts + n_carry:])
+    invars = body.jaxpr.invars
+    carry, x_vars = invars[n_consts:n_consts + n_carry], invars[n_consts + n_carry:]
+    carry_out, ys = eqn.outvars[:n_carry], eqn.outvars[n_carry:]
+    w.emit(_header(w, eqn))
+    w.assign(invars[:n_consts], consts)
+    w.assign(carry, init, one_type=True)
+    for y in ys:
+        if w.var(y) != "_":
+            w.emit(f"{w.var(y)} = np.empty({tuple(y.aval.shape)}, dtype={np_dtype(y.aval.dtype)})")
+    it = w.fresh("it")
+    steps = f"range({length - 1}, -1, -1)" if p["reverse"] else f"range({length})"
+    w.emit(f"for {it} in {steps}:")
+    with _indented(w):
+        w.assign(x_vars, [f"{x}[{it}]" for x in xs])
+        outs = w.inline(body)
+        for y, out in zip(ys, outs[n_carry:]):  # before the carry: a y may be the old carry
+            if w.var(y) != "_":
+                w.emit(f"{w.var(y)}[{it}] = {out}")
+        w.assign(carry, outs[:n_carry], one_type=True)
+    w.assign(carry_out, [w.var(v) for v in carry])
+    return None
+
+
+
+
+# =============================================================================
+# Chapter 13's threefry keys (registered by minijax.prng: see register_key_lowerings)
+# =============================================================================
+def _threefry2x32(w, eqn, *words):
+    """A loop over the broadcast shape calling the unrolled hash once per element."""
+    out1, out2 = (w.var(v) for v in eqn.outvars)
+    shape = tuple(eqn.outvars[0].aval.shape)
+    idx = [f"i{d}" for d in range(len(shape))]
+    w.emit(f"# {w.text(eqn)}")
+    hash_fn = w.helper("_threefry2x32")
+    if not shape:
+        w.emit(f"{out1}, {out2} = {hash_fn}({', '.join(words)})")
+        return None
+    for out in (out1, out2):
+        w.emit(f"{out} = np.empty({shape}, dtype=np.uint32)")
+    for d, n in enumerate(shape):
+        w.emit(f"for i{d} in range({n}):")
+        w.depth += 1
+    reads = []
+    for a in eqn.invars:  # NumPy broadcasting: trailing dimensions line up
+        rank = len(a.aval.shape) if isinstance(a, Var) else 0
+        reads.append(w.read(a, idx[len(shape) - rank:], shape[len(shape) - rank:]))
+    at = ", ".join(idx)
+    w.emit(f"{out1}[{at}], {out2}[{at}] = {hash_fn}({', '.join(reads)})")
+    w.depth -= len(shape)
+    return None
+
+
+def _random_bits(w, eqn, keys):
+    """Threefry random bits: element ``j`` of each key's block hashes the counter
+    ``j`` (as high and low words); the two words are xor-ed (joined for 64 bits)."""
+    out = eqn.outvars[0]
+    key_shape, shape = tuple(eqn.invars[0].aval.shape), tuple(eqn.params["shape"])
+    n_keys, n = int(np.prod(key_shape, dtype=np.int64)), int(np.prod(shape, dtype=np.int64))
+    name, dtype, width = w.var(out), out.aval.dtype, eqn.params["bit_width"]
+    hash_fn = w.helper("_threefry2x32")
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name}_keys = {keys}.reshape(({n_keys}, 2))")
+    w.emit(f"{name}_2d = np.empty(({n_keys}, {n}), dtype={np_dtype(dtype)})")
+    w.emit(f"for {name}_k in range({n_keys}):")
+    w.emit(f"    for {name}_j in range({n}):")
+    w.emit(f"        {name}_b1, {name}_b2 = {hash_fn}({name}_keys[{name}_k, 0], "
+           f"{name}_keys[{name}_k, 1], np.uint32(np.uint64({name}_j) >> np.uint64(32)), "
+           f"np.uint32({name}_j & 0xFFFFFFFF))")
+    bits = (f"(np.uint64({name}_b1) << np.uint64(32)) | np.uint64({name}_b2)" if width == 64
+            else cast(dtype, f"{name}_b1 ^ {name}_b2"))
+    w.emit(f"        {name}_2d[{name}_k, {name}_j] = {bits}")
+    out_shape = key_shape + shape
+    return f"{name}_2d.reshape({out_shape})" if out_shape else f"{name}_2d[0, 0]"
+
+
+def _random_seed(w, eqn, seeds):
+    """A seed's key data is (0, its low 32 bits): x64 is off, seeds have 32 bits."""
+    shape = tuple(eqn.invars[0].aval.shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    name = _out(w, eqn)
+    w.emit(f"# {w.text(eqn)}")
+    flat = f"{seeds}.ravel()" if shape else f"np.full(1, {seeds})"
+    w.emit(f"{name}_seeds = {flat}")
+    w.emit(f"{name} = np.zeros(({n}, 2), dtype=np.uint32)")
+    w.emit(f"for {name}_k in range({n}):")
+    w.emit(f"    {name}[{name}_k, 1] = np.uint32(np.int64({name}_seeds[{name}_k]) & 0xFFFFFFFF)")
+    w.emit(f"{name} = {name}.reshape({shape + (2,)})")
+    return None
+
+
+def _random_split(w, eqn, keys):
+    """Key ``j`` of each key's block: the hash of the counter ``j`` (both words)."""
+    key_shape, shape = tuple(eqn.invars[0].aval.shape), tuple(eqn.params["shape"])
+    n_keys, n = int(np.prod(key_shape, dtype=np.int64)), int(np.prod(shape, dtype=np.int64))
+    name = _out(w, eqn)
+    hash_fn = w.helper("_threefry2x32")
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name}_keys = np.ascontiguousarray({keys}).reshape(({n_keys}, 2))")
+    w.emit(f"{name} = np.empty(({n_keys}, {n}, 2), dtype=np.uint32)")
+    w.emit(f"for {name}_k in range({n_keys}):")
+    w.emit(f"    for {name}_j in range({n}):")
+    w.emit(f"        {name}[{name}_k, {name}_j, 0], {name}[{name}_k, {name}_j, 1] = {hash_fn}("
+           f"{name}_keys[{name}_k, 0], {name}_keys[{name}_k, 1], "
+           f"np.uint32(np.uint64({name}_j) >> np.uint64(32)), np.uint32({name}_j & 0xFFFFFFFF))")
+    w.emit(f"{name} = {name}.reshape({key_shape + shape + (2,)})")
+    return None
+
+
+def _random_fold_in(w, eqn, keys, msgs):
+    """The hash of the counter ``(0, msg)``; keys and messages broadcast (NumPy rules)."""
+    out = tuple(eqn.outvars[0].aval.shape)
+    kshape, mshape = tuple(eqn.invars[0].aval.shape), tuple(eqn.invars[1].aval.shape)
+    name = _out(w, eqn)
+    hash_fn = w.helper("_threefry2x32")
+    w.emit(f"# {w.text(eqn)}")
+    w.emit(f"{name} = np.empty({out + (2,)}, dtype=np.uint32)")
+    idx = open_loops(w, out, f"{name}_i")
+
+    def at(shape):  # trailing dims line up; size-1 dims broadcast
+        own = idx[len(out) - len(shape):]
+        return ["0" if n == 1 else i for n, i in zip(shape, own)]
+    key = f"{keys}[{index(at(kshape) + [':'])}]" if kshape else keys
+    msg = f"{msgs}[{index(at(mshape))}]" if mshape else msgs
+    w.emit(f"{name}_key = {key}")
+    words = [f"{name}[{index([*idx, str(j)])}]" for j in (0, 1)]
+    w.emit(f"{words[0]}, {words[1]} = "
+           f"{hash_fn}({name}_key[0], {name}_key[1], np.uint32(0), np.uint32({msg}))")
+    w.depth -= len(out)
+    return None
+
+
+
+
+# =============================================================================
+# The call rules, and what each is right for
+# =============================================================================
+_DATA_MOVEMENT = {  # right for complex numbers and for key data: they only move elements
+    lax.reshape_p: _reshape,
+    lax.squeeze_p: lambda w, eqn, x: _reshape_code(w, x, eqn.invars[0].aval,
+                                                   eqn.outvars[0].aval.shape),
+    lax.transpose_p: _transpose, lax.slice_p: _slice, lax.rev_p: _rev,
+    lax.concatenate_p: _concatenate,
+    lax.dynamic_slice_p: _dynamic_slice, lax.dynamic_update_slice_p: _dynamic_update_slice,
+    lax.gather_p: _gather,
+    lax.split_p: _split, lax.unstack_p: _unstack, lax.stack_p: _stack, lax.tile_p: _tile,
+}
+for _prim, _fn in _DATA_MOVEMENT.items():
+    register(_prim, _fn, "call", complex=True, keys=True)
+
+for _prim in (lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p):
+    register(_prim, _scatter, "call", complex=True)
+for _prim in (lax.scatter_min_p, lax.scatter_max_p):
+    register(_prim, _scatter, "call")
+register(lax.pad_p, _pad, "call")
+register(lax.bitcast_convert_type_p, _bitcast, "call")
+register(lax.cumsum_p, _cumulative("sum"), "call", complex=True)
+register(lax.cumprod_p, _cumulative("prod"), "call", complex=True)
+register(lax.cummax_p, _cumulative("max"), "call")
+register(lax.cummin_p, _cumulative("min"), "call")
+register(lax.cumlogsumexp_p, _cumulative("logsumexp"), "call")
+register(lax.sort_p, _sort, "call")
+register(lax.top_k_p, _top_k, "call")
+
+for _prim, _fn in ((lax.linalg.cholesky_p, _cholesky), (lax.linalg.eigh_p, _eigh),
+                   (lax.linalg.qr_p, _qr), (lax.linalg.svd_p, _svd), (lax.linalg.lu_p, _lu),
+                   (lax.linalg.triangular_solve_p, _triangular_solve_rule)):
+    register(_prim, _fn, "call", complex=True)
+register(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation, "call")
+
+register(cond_p, _cond, "call")
+register(while_p, _while, "call")
+register(scan_p, _scan, "call")
+
+
+def _inlined(*_):
+    """Nested calls have no rule: the planner inlines their bodies
+    (:func:`minijax.backends.plan.passes.inline_calls`)."""
+    raise AssertionError("a nested call reached the writer: it should have been inlined")
+
+
+for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
+    register(_prim, _inlined, "inline")
+
+
+def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_bits,
+                           random_wrap, random_unwrap, threefry2x32) -> None:
+    """Chapter 13 calls this with its primitives (made after this chapter, so
+    this module cannot name them): their rules are the ones above."""
+    for prim, fn in ((random_seed, _random_seed), (random_split, _random_split),
+                     (random_fold_in, _random_fold_in), (random_bits, _random_bits),
+                     (random_wrap, lambda w, eqn, data: data),  # typed keys *are* their data here
+                     (random_unwrap, lambda w, eqn, keys: keys)):
+        register(prim, fn, "call", keys=True)
+    register(threefry2x32, _threefry2x32, "call")

@@ -1,0 +1,244 @@
+"""Chapter 09 — rewriting a jaxpr before it is planned: the passes every target shares.
+
+Before the equations are grouped into loop nests (:mod:`.kernel_plan`), the
+jaxpr is simplified, as XLA simplifies HLO before fusing it:
+
+1. :func:`inline_calls` — nested calls (``jit``, ``checkpoint``, custom
+   derivatives: every primitive of kind ``"call"``) are replaced by their
+   bodies, also inside control flow;
+2. :func:`dead_code_elimination` — equations nobody reads are dropped
+   (equations with effects are kept);
+3. :func:`fold_transposed_products` and :func:`fold_transposed_operands` —
+   a transpose next to a matrix product becomes a flag of the product;
+4. :func:`hoist_consts` — constants of nested jaxprs become constants of the
+   kernel (a nested body is written inside the one entry function).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+
+__all__ = ["prepare", "inline_calls", "hoist_consts", "dead_code_elimination",
+           "fold_transposed_products", "fold_transposed_operands", "map_subjaxprs",
+           "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call"]
+
+
+def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """Every pass, in order: the jaxpr a kernel plan is made of."""
+    return hoist_consts(fold_transposed_operands(fold_transposed_products(
+        dead_code_elimination(inline_calls(closed_jaxpr)))))
+
+
+def is_inline_call(primitive) -> bool:
+    """A call whose body a compiler inlines (its kind, stated where it is made, is ``"call"``)."""
+    return primitive.kind == "call"
+
+
+def _call_body(eqn) -> ClosedJaxpr | None:
+    """The jaxpr an inlined call runs (``None`` for ``name``, an identity)."""
+    params = eqn.params
+    if eqn.primitive.name == "name":
+        return None
+    if "call_jaxpr" in params:  # custom_jvp_call / custom_vjp_call
+        return params["call_jaxpr"]
+    body = params["jaxpr"]
+    return body if isinstance(body, ClosedJaxpr) else ClosedJaxpr(body, [])
+
+
+def map_subjaxprs(eqn, fn):
+    """``eqn`` with ``fn`` applied to each ClosedJaxpr among its params
+    (``cond``'s branches, ``scan``'s body...); ``eqn`` itself if none changed."""
+    def visit(val):
+        if isinstance(val, ClosedJaxpr):
+            return fn(val)
+        if isinstance(val, tuple) and any(isinstance(v, ClosedJaxpr) for v in val):
+            return tuple(visit(v) for v in val)
+        return val
+    params = {k: visit(v) for k, v in eqn.params.items()}
+    if all(params[k] is eqn.params[k] for k in params):
+        return eqn
+    return eqn.replace(params=params)
+
+
+def closed_jaxprs_in(val) -> list:
+    return [v for v in (val if isinstance(val, tuple) else (val,)) if isinstance(v, ClosedJaxpr)]
+
+
+def eqn_subjaxprs(eqn):
+    """The ClosedJaxprs among ``eqn``'s params."""
+    for val in eqn.params.values():
+        yield from closed_jaxprs_in(val)
+
+
+def closed_subjaxprs(jaxpr: Jaxpr):
+    """The ClosedJaxprs directly inside ``jaxpr``'s equations' params."""
+    for eqn in jaxpr.eqns:
+        yield from eqn_subjaxprs(eqn)
+
+
+def inline_calls(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """The same program with every nested call (primitives of kind ``"call"``)
+    replaced by its body, also inside the bodies of control flow.
+
+    Inner variables get fresh ``Var`` s at each call site (a jaxpr called
+    twice must not define the same variable twice); inner constants become
+    constants of the result.
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    constvars, consts = list(jaxpr.constvars), list(closed_jaxpr.consts)
+    eqns: list = []
+
+    def inline(inner: Jaxpr, inner_consts, args):
+        env = {}
+        for v, c in zip(inner.constvars, inner_consts):
+            env[v] = Var(v.aval)
+            constvars.append(env[v])
+            consts.append(c)
+        env.update(zip(inner.invars, args))
+        read = lambda a: a if isinstance(a, Literal) else env[a]  # noqa: E731
+        for eqn in inner.eqns:
+            outs = [v if isinstance(v, DropVar) else Var(v.aval) for v in eqn.outvars]
+            env.update(zip(eqn.outvars, visit(eqn, [read(a) for a in eqn.invars], outs)))
+        return [read(a) for a in inner.outvars]
+
+    def visit(eqn, ins, outs):
+        """Append ``eqn`` (or its inlined body) reading ``ins``; return its results."""
+        if not is_inline_call(eqn.primitive):
+            eqns.append(map_subjaxprs(eqn, inline_calls).replace(invars=ins, outvars=outs))
+            return outs
+        body = _call_body(eqn)
+        return ins if body is None else inline(body.jaxpr, body.consts, ins)
+
+    top = {}
+    for eqn in jaxpr.eqns:
+        ins = [a if isinstance(a, Literal) else top.get(a, a) for a in eqn.invars]
+        top.update(zip(eqn.outvars, visit(eqn, ins, list(eqn.outvars))))
+    outvars = [a if isinstance(a, Literal) else top.get(a, a) for a in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns), consts)
+
+
+def hoist_consts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """Make the constants of every nested jaxpr constants of the top level too.
+
+    A kernel gets its constants as arguments of its one entry function, and a
+    nested body is written *inside* that function: its constant variables are
+    the same ``Var`` s, now bound once, at the top.
+    """
+    constvars, consts = list(closed_jaxpr.jaxpr.constvars), list(closed_jaxpr.consts)
+    seen = set(constvars)
+
+    def collect(jaxpr: Jaxpr) -> None:
+        for sub in closed_subjaxprs(jaxpr):
+            for v, c in zip(sub.jaxpr.constvars, sub.consts):
+                if v not in seen:
+                    seen.add(v)
+                    constvars.append(v)
+                    consts.append(c)
+            collect(sub.jaxpr)
+
+    collect(closed_jaxpr.jaxpr)
+    if len(constvars) == len(closed_jaxpr.jaxpr.constvars):
+        return closed_jaxpr
+    return ClosedJaxpr(closed_jaxpr.jaxpr.replace(constvars=constvars), consts)
+
+
+
+
+def fold_transposed_products(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``c = dot_general a b; d = transpose[(1, 0)] c`` becomes ``d = dot_general b a``.
+
+    Reverse-mode AD writes this pair for every matrix product (the transpose
+    rule of ``dot_general`` puts the product's dimensions back in order), and
+    the copy costs a full pass over the result. A product of matrices with one
+    free dimension on each side, transposed, is the product with the operands
+    swapped (``(A B)^T = B^T A^T``); BLAS reads the operands' transposes for
+    free. Done when the transpose is the product's only reader (top level only).
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    uses = Counter(a for e in jaxpr.eqns for a in e.invars if isinstance(a, Var))
+    uses.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    products = {e.outvars[0]: e for e in jaxpr.eqns if _swappable_product(e)}
+    folded, eqns = set(), []
+    for eqn in jaxpr.eqns:
+        src = eqn.invars[0] if eqn.invars else None
+        if (eqn.primitive.name == "transpose" and tuple(eqn.params["permutation"]) == (1, 0)
+                and src in products and uses[src] == 1):
+            dot = products[src]
+            (lc, rc), batch = dot.params["dimension_numbers"]
+            params = {**dot.params, "dimension_numbers": ((rc, lc), batch)}
+            eqns.append(dot.replace(invars=dot.invars[::-1], outvars=eqn.outvars,
+                                    params=params))
+            folded.add(id(dot))
+        else:
+            eqns.append(eqn)
+    if not folded:
+        return closed_jaxpr
+    eqns = [e for e in eqns if id(e) not in folded]
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts)
+
+
+def fold_transposed_operands(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``t = transpose[(1, 0)] y; c = dot_general t b`` becomes a product of ``y``
+    itself, contracted on its other dimension.
+
+    ``x.T @ b`` traces as a transpose and then a product; BLAS reads a
+    transposed operand for free (a flag), so the copy the transpose would make
+    is dropped. The transpose stays if something else reads it (top level only).
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    transposes = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+                  if e.primitive.name == "transpose" and tuple(e.params["permutation"]) == (1, 0)}
+    changed, eqns = False, []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "dot_general" and not eqn.params["dimension_numbers"][1][0]:
+            (lc, rc), batch = eqn.params["dimension_numbers"]
+            invars, dims = list(eqn.invars), [list(lc), list(rc)]
+            for side in (0, 1):
+                src = transposes.get(invars[side]) if isinstance(invars[side], Var) else None
+                if src is not None and len(dims[side]) == 1:
+                    invars[side], dims[side] = src, [1 - dims[side][0]]
+            if invars != list(eqn.invars):
+                params = {**eqn.params, "dimension_numbers": ((tuple(dims[0]), tuple(dims[1])),
+                                                               batch)}
+                eqn = eqn.replace(invars=invars, params=params)
+                changed = True
+        eqns.append(eqn)
+    if not changed:
+        return closed_jaxpr
+    return dead_code_elimination(ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts))
+
+
+def _swappable_product(eqn) -> bool:
+    """A ``dot_general`` without batch dimensions and one free dimension per side."""
+    if eqn.primitive.name != "dot_general":
+        return False
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = eqn.invars
+    return (not lb and not rb and len(lhs.aval.shape) - len(lc) == 1
+            and len(rhs.aval.shape) - len(rc) == 1)
+
+
+def dead_code_elimination(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """Drop equations none of whose results is used (every primitive here is pure),
+    also inside nested jaxprs (whose inputs and outputs stay as they are)."""
+    jaxpr = closed_jaxpr.jaxpr
+    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in live for v in eqn.outvars):
+            kept.append(map_subjaxprs(eqn, dead_code_elimination))
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept[::-1], jaxpr.eqns)):
+        return closed_jaxpr
+    return ClosedJaxpr(jaxpr.replace(eqns=kept[::-1]), closed_jaxpr.consts)
+
+
+
+
+def all_eqns(jaxpr):
+    """The equations of ``jaxpr`` and of every body inside it (cond, while, scan)."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in eqn_subjaxprs(eqn):
+            yield from all_eqns(sub.jaxpr)
