@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PARALLEL_THRESHOLD", "TRANSPOSE_TILE", "copy_loops", "permuted_copy",
-           "open_loops", "index"]
+           "open_loops", "close_loops", "index"]
 
 #: Fused loop nests (and big copies) with at least this many elements run their
 #: outer loop in parallel (``prange``).
@@ -23,12 +23,9 @@ def copy_loops(w, prefix: str, shape, dst, src) -> None:
     Element loops compile much faster in Numba than assigning an array to a
     slice (``out[a:b] = x``) or ``x.transpose(perm)``, and run as fast.
     """
-    idx = [f"{prefix}{d}" for d in range(len(shape))]
-    for d, n in enumerate(shape):
-        w.emit(f"for {idx[d]} in range({n}):")
-        w.depth += 1
+    idx = open_loops(w, shape, prefix)
     w.emit(f"{dst(idx)} = {src(idx)}")
-    w.depth -= len(shape)
+    close_loops(w, idx)
 
 
 #: The side of the square tiles a transposing copy goes through. Measured on a
@@ -72,13 +69,23 @@ def permuted_copy(w, name: str, x: str, shape, dtype: str, perm, comment=None) -
 
 
 def open_loops(w, shape, prefix: str) -> list[str]:
-    """Emit nested ``for`` loops over ``shape``; the caller closes them (``w.depth -= n``)."""
+    """Emit nested ``for`` loops over ``shape`` and return their index variables.
+    A dimension of size 1 gets no loop: its index is ``"0"``. The caller closes
+    the loops with :func:`close_loops`."""
     names = []
     for d, n in enumerate(shape):
+        if n == 1:
+            names.append("0")
+            continue
         w.emit(f"for {prefix}{d} in range({n}):")
         w.depth += 1
         names.append(f"{prefix}{d}")
     return names
+
+
+def close_loops(w, names) -> None:
+    """Close the loops :func:`open_loops` opened."""
+    w.depth -= sum(name != "0" for name in names)
 
 
 def index(parts) -> str:

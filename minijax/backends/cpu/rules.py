@@ -46,8 +46,8 @@ from minijax import lax
 from minijax.backends.cpu import math_helpers, trig_helpers  # noqa: F401  (register their helpers)
 from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, sort_helper,
                                           with_callees)
-from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, copy_loops, index, open_loops,
-                                        permuted_copy)
+from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, close_loops, copy_loops, index,
+                                        open_loops, permuted_copy)
 from minijax.backends.cpu.syntax import (cast, data_shape, int_views, is_threefry_key, kind,
                                          literal, np_dtype)
 from minijax.backends.plan import eqn_header
@@ -635,11 +635,7 @@ def _cumulative(kind_: str):
         w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(dtype)})", w.text(eqn))
         if n == 0 or 0 in shape:
             return None
-        idx = [f"i{d}" for d in range(len(shape))]
-        for d in range(len(shape)):
-            if d != axis:
-                w.emit(f"for i{d} in range({shape[d]}):")
-                w.depth += 1
+        idx = open_loops(w, [1 if d == axis else n for d, n in enumerate(shape)], "i")
         at = lambda k: ", ".join(k if d == axis else i for d, i in enumerate(idx))  # noqa
         acc, k = f"{name}_acc", f"{name}_k"
         first, pos = (f"{n - 1}", f"{n - 1} - {k}") if eqn.params["reverse"] else ("0", k)
@@ -651,7 +647,7 @@ def _cumulative(kind_: str):
                    "max": _max, "min": _min}[kind_]
         w.emit(f"    {acc} = {combine(ctx, acc, f'{x}[{at(pos)}]')}")
         w.emit(f"    {name}[{at(pos)}] = {acc}")
-        w.depth -= len(shape) - 1
+        close_loops(w, idx)
         return None
     return lower
 
@@ -820,7 +816,8 @@ def _gather(w, eqn, x, idx):
     if fill and inside is not None:
         value = f"({value} if {name}_ok else {literal(eqn.params['fill_value'], operand.dtype)})"
     w.emit(f"{target}[{index(dst)}] = {value}")
-    w.depth = depth - len(batch_shape)
+    w.depth = depth
+    close_loops(w, batch)
     if scalar:
         w.emit(f"{name} = {target}[0]")
     return None
@@ -882,7 +879,8 @@ def _scatter(w, eqn, x, idx, updates):
     u = f"{updates}[{index(src)}]" if src else updates  # rank 0 updates: a scalar
     o = f"{name}[{_operand_index(starts, offsets, word)}]"
     w.emit(_COMBINE[kind].format(o=o, u=u))
-    w.depth = depth - len(batch_shape)
+    w.depth = depth
+    close_loops(w, batch)
     return None
 
 
@@ -914,7 +912,7 @@ def _rows(w, name: str, x: str, aval, axis: int) -> tuple[str, int, tuple, tuple
     w.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(aval.dtype)})")
     idx = open_loops(w, shape, f"{name}_i")  # loops, not .transpose(): quick to compile
     w.emit(f"{name}[{_row_of(idx, shape, axis)}, {idx[axis]}] = {x}[{index(idx)}]")
-    w.depth -= nd
+    close_loops(w, idx)
     return name, m, tshape, perm
 
 
@@ -930,7 +928,7 @@ def _unrows(w, name: str, rows: str, tshape, perm, dtype) -> None:
     w.emit(f"{name} = np.empty({tuple(shape)}, dtype={np_dtype(dtype)})")
     idx = open_loops(w, shape, f"{name}_i")
     w.emit(f"{name}[{index(idx)}] = {rows}[{_row_of(idx, shape, axis)}, {idx[axis]}]")
-    w.depth -= nd
+    close_loops(w, idx)
 
 
 def _permute_row(w, dst: str, src: str, r: str, p: str, count) -> None:
@@ -1303,14 +1301,13 @@ def _keep_finished(w, pred, old, new) -> str:
     """``where(pred, new, old)``, ``pred`` indexing the leading axes of the carry."""
     shape = tuple(old.aval.shape)
     name = f"{w.var(old)}_kept"
-    idx = [f"i{d}" for d in range(len(shape))]
     w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(old.aval.dtype)})")
-    for d, n in enumerate(shape):
-        w.emit("    " * d + f"for i{d} in range({n}):")
+    idx = open_loops(w, shape, "i")
     at = ", ".join(idx)
     running = w.read(pred, idx[:len(pred.aval.shape)])
     choice = f"{w.read(new, idx)} if {running} else {w.var(old)}[{at}]"
-    w.emit("    " * len(shape) + f"{name}[{at}] = {choice}")
+    w.emit(f"{name}[{at}] = {choice}")
+    close_loops(w, idx)
     return name
 
 
@@ -1354,7 +1351,6 @@ def _threefry2x32(w, eqn, *words):
     """A loop over the broadcast shape calling the unrolled hash once per element."""
     out1, out2 = (w.var(v) for v in eqn.outvars)
     shape = tuple(eqn.outvars[0].aval.shape)
-    idx = [f"i{d}" for d in range(len(shape))]
     w.emit(f"# {w.text(eqn)}")
     hash_fn = w.helper("_threefry2x32")
     if not shape:
@@ -1362,16 +1358,14 @@ def _threefry2x32(w, eqn, *words):
         return None
     for out in (out1, out2):
         w.emit(f"{out} = np.empty({shape}, dtype=np.uint32)")
-    for d, n in enumerate(shape):
-        w.emit(f"for i{d} in range({n}):")
-        w.depth += 1
+    idx = open_loops(w, shape, "i")
     reads = []
     for a in eqn.invars:  # NumPy broadcasting: trailing dimensions line up
         rank = len(a.aval.shape) if isinstance(a, Var) else 0
         reads.append(w.read(a, idx[len(shape) - rank:], shape[len(shape) - rank:]))
     at = ", ".join(idx)
     w.emit(f"{out1}[{at}], {out2}[{at}] = {hash_fn}({', '.join(reads)})")
-    w.depth -= len(shape)
+    close_loops(w, idx)
     return None
 
 
@@ -1450,7 +1444,7 @@ def _random_fold_in(w, eqn, keys, msgs):
     words = [f"{name}[{index([*idx, str(j)])}]" for j in (0, 1)]
     w.emit(f"{words[0]}, {words[1]} = "
            f"{hash_fn}({name}_key[0], {name}_key[1], np.uint32(0), np.uint32({msg}))")
-    w.depth -= len(out)
+    close_loops(w, idx)
     return None
 
 

@@ -179,7 +179,7 @@ class KernelWriter:
         buffer it reuses (see :func:`~minijax.backends.plan.buffer_donors`)."""
         donors = donors or {}
         shape, rank = tuple(step.shape), len(step.shape)
-        idx = [f"i{d}" for d in range(rank)]
+        idx = ["0" if n == 1 else f"i{d}" for d, n in enumerate(shape)]  # no range(1) loops
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s)"
         if step.reduction is not None:
             what += f" into {step.reduction.primitive.name}"
@@ -218,12 +218,15 @@ class KernelWriter:
         if reduce and reduce.lanes(shape):
             self._lanes_loop_nest(shape, reduce, body)
             return
+        opened = 0
         for d in range(rank):
-            loop = "prange" if parallel and d == 0 else "range"
-            self.emit(f"for i{d} in {loop}({shape[d]}):")
-            self.depth += 1
+            if idx[d] != "0":
+                loop = "prange" if parallel and not opened else "range"
+                self.emit(f"for i{d} in {loop}({shape[d]}):")
+                self.depth += 1
+                opened += 1
         body()
-        self.depth -= rank
+        self.depth -= opened
         if reduce:
             reduce.finish()
 
@@ -247,7 +250,7 @@ class KernelWriter:
         kept = len(reduce.kept)
         name = f"{reduce.name}_lanes"
         size = int(np.prod(shape, dtype=np.int64))
-        parallel = kept >= 1 and size >= PARALLEL_THRESHOLD
+        parallel = kept >= 1 and shape[0] > 1 and size >= PARALLEL_THRESHOLD
         last = f"i{rank - 1}"
         if parallel:
             rows = -(-shape[0] // min(shape[0], 64))  # rows per chunk, at most 64 chunks
@@ -261,14 +264,10 @@ class KernelWriter:
         else:
             self.emit(f"{name} = np.empty({lanes}, dtype={np_dtype(reduce.acc_dtype)})")
             lane = lambda i: f"{name}[{i}]"  # noqa: E731
-        for d in range(1 if parallel else 0, kept):
-            self.emit(f"for i{d} in range({shape[d]}):")
-            self.depth += 1
+        outer = self._open(shape, range(1 if parallel else 0, kept))
         self.emit(f"for {last}l in range({lanes}):")
         self.emit(f"    {lane(last + 'l')} = {literal(reduce.identity(), reduce.acc_dtype)}")
-        for d in range(kept, rank - 1):
-            self.emit(f"for i{d} in range({shape[d]}):")
-            self.depth += 1
+        inner = self._open(shape, range(kept, rank - 1))
         full = n - n % lanes
         self.emit(f"for {last}o in range(0, {full}, {lanes}):")
         self.emit(f"    for {last}l in range({lanes}):")
@@ -281,12 +280,23 @@ class KernelWriter:
             self.depth += 1
             body(lane(0))
             self.depth -= 1
-        self.depth -= rank - 1 - kept
+        self.depth -= inner
         self.emit(f"for {last}l in range({lanes}):")
         self.depth += 1
         reduce.update(lane(f"{last}l"))
-        self.depth -= 1 + kept + (1 if parallel else 0)
+        self.depth -= 1 + outer + (2 if parallel else 0)
         reduce.finish()
+
+    def _open(self, shape, dims) -> int:
+        """Open ``for i{d}`` loops over ``dims`` (none for a dimension of size 1);
+        returns how many were opened."""
+        opened = 0
+        for d in dims:
+            if shape[d] != 1:
+                self.emit(f"for i{d} in range({shape[d]}):")
+                self.depth += 1
+                opened += 1
+        return opened
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""

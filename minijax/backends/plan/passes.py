@@ -8,26 +8,39 @@ jaxpr is simplified, as XLA simplifies HLO before fusing it:
    bodies, also inside control flow;
 2. :func:`dead_code_elimination` — equations nobody reads are dropped
    (equations with effects are kept);
-3. :func:`fold_transposed_products` and :func:`fold_transposed_operands` —
+3. :func:`fold_constants` — conversions and copies of literals become
+   literals (``convert_element_type 0.0`` is the constant ``0.0:f32[]``);
+4. :func:`compose_broadcasts` — a broadcast read by a bigger elementwise
+   equation is replaced by one broadcast straight to that shape, so the loop
+   nest reads the original value by index arithmetic instead of a copy;
+5. :func:`fold_transposed_products` and :func:`fold_transposed_operands` —
    a transpose next to a matrix product becomes a flag of the product;
-4. :func:`hoist_consts` — constants of nested jaxprs become constants of the
+6. :func:`hoist_consts` — constants of nested jaxprs become constants of the
    kernel (a nested body is written inside the one entry function).
+
+Each pass returns its input unchanged when it has nothing to do, and never
+changes a result: the kernel computes the same bits.
 """
 from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from minijax.primitives import impl_rules
 
 __all__ = ["prepare", "inline_calls", "hoist_consts", "dead_code_elimination",
-           "fold_transposed_products", "fold_transposed_operands", "map_subjaxprs",
+           "fold_transposed_products", "fold_transposed_operands", "fold_constants",
+           "compose_broadcasts", "map_subjaxprs",
            "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call"]
 
 
 def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     """Every pass, in order: the jaxpr a kernel plan is made of."""
-    return hoist_consts(fold_transposed_operands(fold_transposed_products(
-        dead_code_elimination(inline_calls(closed_jaxpr)))))
+    closed_jaxpr = dead_code_elimination(inline_calls(closed_jaxpr))
+    closed_jaxpr = dead_code_elimination(compose_broadcasts(fold_constants(closed_jaxpr)))
+    return hoist_consts(fold_transposed_operands(fold_transposed_products(closed_jaxpr)))
 
 
 def is_inline_call(primitive) -> bool:
@@ -242,3 +255,82 @@ def all_eqns(jaxpr):
         yield eqn
         for sub in eqn_subjaxprs(eqn):
             yield from all_eqns(sub.jaxpr)
+
+
+def _rewrite_bodies(closed_jaxpr: ClosedJaxpr, pass_, eqns) -> ClosedJaxpr:
+    """``closed_jaxpr`` with the equations ``eqns`` (the pass's result at this level),
+    and ``pass_`` applied to every nested body too."""
+    jaxpr = closed_jaxpr.jaxpr
+    eqns = [map_subjaxprs(e, pass_) for e in eqns]
+    if len(eqns) == len(jaxpr.eqns) and all(a is b for a, b in zip(eqns, jaxpr.eqns)):
+        return closed_jaxpr
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed_jaxpr.consts)
+
+
+def _is_foldable(eqn) -> bool:
+    """A scalar conversion, copy or broadcast of literals: no arithmetic, so
+    computing it now (by its impl rule) gives the kernel's bits exactly."""
+    prim = eqn.primitive
+    return (prim.moves_data and prim.kind in ("elementwise", "broadcast")
+            and not prim.multiple_results and eqn.invars
+            and all(isinstance(a, Literal) for a in eqn.invars)
+            and not eqn.outvars[0].aval.shape and not eqn.effects)
+
+
+def fold_constants(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``c = convert_element_type[float32] 0.0`` becomes the literal ``0.0:f32[]``
+    wherever ``c`` is read (see :func:`_is_foldable` for what is folded)."""
+    jaxpr = closed_jaxpr.jaxpr
+    env: dict = {}
+    sub = lambda a: env.get(a, a) if isinstance(a, Var) else a  # noqa: E731
+    eqns = []
+    for eqn in jaxpr.eqns:
+        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars]) if any(
+            isinstance(a, Var) and a in env for a in eqn.invars) else eqn
+        if _is_foldable(eqn):
+            out = eqn.outvars[0]
+            args = [np.asarray(a.val, a.aval.dtype) for a in eqn.invars]
+            value = np.asarray(impl_rules[eqn.primitive](*args, **eqn.params), out.aval.dtype)
+            env[out] = Literal(value[()], out.aval)
+            continue
+        eqns.append(eqn)
+    if not env:
+        return _rewrite_bodies(closed_jaxpr, fold_constants, eqns)
+    folded = _rewrite_bodies(closed_jaxpr, fold_constants, eqns)
+    outvars = [sub(a) for a in jaxpr.outvars]
+    return ClosedJaxpr(folded.jaxpr.replace(outvars=outvars), closed_jaxpr.consts)
+
+
+def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``c = broadcast_in_dim[(1,)] b`` (to ``[1, 4]``) read by ``d = add a c``
+    (over ``[3, 4]``, ``c``'s size-1 axis broadcast) becomes
+    ``c2 = broadcast_in_dim[(1,)] b`` (to ``[3, 4]``), read by ``d``.
+
+    The broadcast then fuses into ``d``'s loop nest as index arithmetic (``b[i1]``)
+    instead of being written to memory by a loop nest of its own, and read
+    back (``c[0, i1]``). Operand axis ``k`` of ``b`` keeps its position: it is
+    1 or equal to ``c``'s axis, which is 1 or equal to ``d``'s.
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    broadcasts = {e.outvars[0]: e for e in jaxpr.eqns
+                  if e.primitive.kind == "broadcast" and "broadcast_dimensions" in e.params}
+    made: dict = {}  # (c, shape) -> the broadcast straight to that shape
+    eqns = []
+    for eqn in jaxpr.eqns:
+        shape = eqn.outvars[0].aval.shape if eqn.outvars else None
+        if eqn.primitive.kind == "elementwise" and not eqn.primitive.multiple_results:
+            invars = list(eqn.invars)
+            for k, a in enumerate(invars):
+                src = broadcasts.get(a) if isinstance(a, Var) else None
+                if src is None or a.aval.shape == shape or len(a.aval.shape) != len(shape):
+                    continue
+                if (a, shape) not in made:
+                    v = Var(a.aval.update(shape=tuple(shape)))
+                    eqns.append(src.replace(outvars=[v], params={**src.params,
+                                                                 "shape": tuple(shape)}))
+                    made[a, shape] = v
+                invars[k] = made[a, shape]
+            if invars != list(eqn.invars):
+                eqn = eqn.replace(invars=invars)
+        eqns.append(eqn)
+    return _rewrite_bodies(closed_jaxpr, compose_broadcasts, eqns)
