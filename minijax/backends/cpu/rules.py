@@ -344,80 +344,138 @@ def _broadcast_in_dim(c, x_expr):
     return c.read(x, ["0" if x.aval.shape[d] == 1 else c.idx[dims[d]] for d in range(len(dims))])
 
 
+def _square(c, x):
+    return c.wrap(f"{x} * {x}")
+
+
+def _pow(c, x, y):
+    return cast(c.out_dtype, f"{x} ** {cast(c.out_dtype, y)}")
+
+
+def _nextafter(c, x, y):
+    return f"np.nextafter({x}, {y})"
+
+
+def _atan2(c, x, y):
+    return f"np.arctan2({x}, {y})"
+
+
+def _real(c, x):
+    return f"{x}.real"
+
+
+def _imag(c, x):
+    return f"{x}.imag"
+
+
+def _complex(c, x, y):
+    return cast(c.out_dtype, f"complex({x}, {y})")
+
+
 def _identity(c, x):
     return x
 
 
-_ELEMENTWISE = {
-    # arithmetic
-    lax.add_p: _binop("+"), add_any_p: _binop("+"), lax.sub_p: _binop("-"),
-    lax.mul_p: _binop("*"), lax.div_p: _div, lax.rem_p: _rem, lax.neg_p: _neg,
-    lax.sign_p: _sign, lax.abs_p: _abs, lax.square_p: lambda c, x: c.wrap(f"{x} * {x}"),
-    lax.max_p: _max, lax.min_p: _min, lax.clamp_p: _clamp,
-    lax.integer_pow_p: _integer_pow,
-    lax.pow_p: lambda c, x, y: cast(c.out_dtype, f"{x} ** {cast(c.out_dtype, y)}"),
-    lax.nextafter_p: lambda c, x, y: f"np.nextafter({x}, {y})",
-    # rounding
-    lax.floor_p: _math("np.floor"), lax.ceil_p: _math("np.ceil"), lax.round_p: _round,
-    lax.is_finite_p: _math("np.isfinite"),
-    # exponentials and logarithms
-    lax.exp_p: _math("np.exp", float32=_helper_call("_exp32"), complex=True),
-    lax.exp2_p: _math("np.exp2", float32=_helper_call("_exp2_32")),
-    lax.expm1_p: _math("np.expm1", float32=_helper_call("_expm1_32")),
-    lax.log_p: _math("np.log", float32=_helper_call("_log32"), complex=True),
-    lax.log1p_p: _math("np.log1p", float32=_helper_call("_log1p32")),
-    lax.logistic_p: _logistic,
-    lax.sqrt_p: _math("np.sqrt", complex=True), lax.rsqrt_p: _rsqrt,
-    lax.cbrt_p: _math("np.cbrt"),
-    # trigonometric and hyperbolic functions
-    lax.sin_p: _math("np.sin", float32=_trig32("_sin_end"), complex=True),
-    lax.cos_p: _math("np.cos", float32=_trig32("_cos_end"), complex=True),
-    lax.tan_p: _math("np.tan", float32=_trig32("_tan_end"), complex=True),
-    lax.asin_p: _math("np.arcsin"), lax.acos_p: _math("np.arccos"),
-    lax.atan_p: _math("np.arctan"),
-    lax.atan2_p: lambda c, x, y: f"np.arctan2({x}, {y})",
-    lax.sinh_p: _math("np.sinh", float32=_helper_call("_sinh32"), complex=True),
-    lax.cosh_p: _math("np.cosh", float32=_helper_call("_cosh32"), complex=True),
-    lax.tanh_p: _math("np.tanh", float32=_tanh32, complex=True),
-    lax.asinh_p: _math("np.arcsinh", float32=_helper_call("_asinh32")),
-    lax.acosh_p: _math("np.arccosh", float32=_helper_call("_acosh32")),
-    lax.atanh_p: _math("np.arctanh", float32=_helper_call("_atanh32")),
-    # special functions
-    lax.erf_p: _math("math.erf", float32=_erf32, cast_real=True),
-    lax.erfc_p: _math("math.erfc", cast_real=True),
-    lax.erf_inv_p: _erf_inv,
-    lax.lgamma_p: _math("math.lgamma", cast_real=True),
-    lax.digamma_p: _digamma,
-    # complex numbers
-    lax.real_p: lambda c, x: f"{x}.real", lax.imag_p: lambda c, x: f"{x}.imag",
-    lax.complex_p: lambda c, x, y: cast(c.out_dtype, f"complex({x}, {y})"),
-    lax.conj_p: _conj,
-    # logic, comparisons and bits
-    lax.not_p: _not, lax.and_p: _binop("&"), lax.or_p: _binop("|"), lax.xor_p: _binop("^"),
-    lax.eq_p: _binop("==", compare=True), lax.ne_p: _binop("!=", compare=True),
-    lax.lt_p: _binop("<", compare=True), lax.le_p: _binop("<=", compare=True),
-    lax.gt_p: _binop(">", compare=True), lax.ge_p: _binop(">=", compare=True),
-    lax.shift_left_p: _shift("left"), lax.shift_right_logical_p: _shift("logical"),
-    lax.shift_right_arithmetic_p: _shift("arithmetic"),
-    lax.population_count_p: _population_count, lax.clz_p: _clz,
-    # selection, conversion, identities
-    lax.select_n_p: _select_n, lax.convert_element_type_p: _convert,
-    lax.reduce_precision_p: _reduce_precision,
-    lax.copy_p: _identity, lax.stop_gradient_p: _identity,
-    # index arithmetic
-    lax.iota_p: _iota, lax.broadcast_in_dim_p: _broadcast_in_dim,
-}
+# Every elementwise primitive, one line each: its rule, and whether that rule is
+# right for complex operands too. One expression per element (form "scalar").
 
-#: Elementwise rules that are right for complex operands too.
-_COMPLEX_ELEMENTWISE = {
-    lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p, lax.square_p,
-    lax.exp_p, lax.log_p, lax.sqrt_p, lax.sin_p, lax.cos_p, lax.tan_p, lax.sinh_p,
-    lax.cosh_p, lax.tanh_p, lax.abs_p, lax.eq_p, lax.ne_p, lax.select_n_p, lax.copy_p,
-    lax.stop_gradient_p, lax.real_p, lax.imag_p, lax.complex_p, lax.conj_p,
-    lax.broadcast_in_dim_p, lax.iota_p, lax.convert_element_type_p,
-}
-for _prim, _fn in _ELEMENTWISE.items():
-    register(_prim, _fn, "scalar", complex=_prim in _COMPLEX_ELEMENTWISE)
+# arithmetic
+register(lax.add_p, _binop("+"), "scalar", complex=True)
+register(add_any_p, _binop("+"), "scalar", complex=True)
+register(lax.sub_p, _binop("-"), "scalar", complex=True)
+register(lax.mul_p, _binop("*"), "scalar", complex=True)
+register(lax.div_p, _div, "scalar", complex=True)
+register(lax.rem_p, _rem, "scalar")
+register(lax.neg_p, _neg, "scalar", complex=True)
+register(lax.sign_p, _sign, "scalar")
+register(lax.abs_p, _abs, "scalar", complex=True)
+register(lax.square_p, _square, "scalar", complex=True)
+register(lax.max_p, _max, "scalar")
+register(lax.min_p, _min, "scalar")
+register(lax.clamp_p, _clamp, "scalar")
+register(lax.integer_pow_p, _integer_pow, "scalar")
+register(lax.pow_p, _pow, "scalar")
+register(lax.nextafter_p, _nextafter, "scalar")
+
+# rounding
+register(lax.floor_p, _math("np.floor"), "scalar")
+register(lax.ceil_p, _math("np.ceil"), "scalar")
+register(lax.round_p, _round, "scalar")
+register(lax.is_finite_p, _math("np.isfinite"), "scalar")
+
+# exponentials and logarithms
+register(lax.exp_p, _math("np.exp", float32=_helper_call("_exp32"), complex=True),
+         "scalar", complex=True)
+register(lax.exp2_p, _math("np.exp2", float32=_helper_call("_exp2_32")), "scalar")
+register(lax.expm1_p, _math("np.expm1", float32=_helper_call("_expm1_32")), "scalar")
+register(lax.log_p, _math("np.log", float32=_helper_call("_log32"), complex=True),
+         "scalar", complex=True)
+register(lax.log1p_p, _math("np.log1p", float32=_helper_call("_log1p32")), "scalar")
+register(lax.logistic_p, _logistic, "scalar")
+register(lax.sqrt_p, _math("np.sqrt", complex=True), "scalar", complex=True)
+register(lax.rsqrt_p, _rsqrt, "scalar")
+register(lax.cbrt_p, _math("np.cbrt"), "scalar")
+
+# trigonometric and hyperbolic functions
+register(lax.sin_p, _math("np.sin", float32=_trig32("_sin_end"), complex=True),
+         "scalar", complex=True)
+register(lax.cos_p, _math("np.cos", float32=_trig32("_cos_end"), complex=True),
+         "scalar", complex=True)
+register(lax.tan_p, _math("np.tan", float32=_trig32("_tan_end"), complex=True),
+         "scalar", complex=True)
+register(lax.asin_p, _math("np.arcsin"), "scalar")
+register(lax.acos_p, _math("np.arccos"), "scalar")
+register(lax.atan_p, _math("np.arctan"), "scalar")
+register(lax.atan2_p, _atan2, "scalar")
+register(lax.sinh_p, _math("np.sinh", float32=_helper_call("_sinh32"), complex=True),
+         "scalar", complex=True)
+register(lax.cosh_p, _math("np.cosh", float32=_helper_call("_cosh32"), complex=True),
+         "scalar", complex=True)
+register(lax.tanh_p, _math("np.tanh", float32=_tanh32, complex=True), "scalar", complex=True)
+register(lax.asinh_p, _math("np.arcsinh", float32=_helper_call("_asinh32")), "scalar")
+register(lax.acosh_p, _math("np.arccosh", float32=_helper_call("_acosh32")), "scalar")
+register(lax.atanh_p, _math("np.arctanh", float32=_helper_call("_atanh32")), "scalar")
+
+# special functions
+register(lax.erf_p, _math("math.erf", float32=_erf32, cast_real=True), "scalar")
+register(lax.erfc_p, _math("math.erfc", cast_real=True), "scalar")
+register(lax.erf_inv_p, _erf_inv, "scalar")
+register(lax.lgamma_p, _math("math.lgamma", cast_real=True), "scalar")
+register(lax.digamma_p, _digamma, "scalar")
+
+# complex numbers
+register(lax.real_p, _real, "scalar", complex=True)
+register(lax.imag_p, _imag, "scalar", complex=True)
+register(lax.complex_p, _complex, "scalar", complex=True)
+register(lax.conj_p, _conj, "scalar", complex=True)
+
+# logic, comparisons and bits
+register(lax.not_p, _not, "scalar")
+register(lax.and_p, _binop("&"), "scalar")
+register(lax.or_p, _binop("|"), "scalar")
+register(lax.xor_p, _binop("^"), "scalar")
+register(lax.eq_p, _binop("==", compare=True), "scalar", complex=True)
+register(lax.ne_p, _binop("!=", compare=True), "scalar", complex=True)
+register(lax.lt_p, _binop("<", compare=True), "scalar")
+register(lax.le_p, _binop("<=", compare=True), "scalar")
+register(lax.gt_p, _binop(">", compare=True), "scalar")
+register(lax.ge_p, _binop(">=", compare=True), "scalar")
+register(lax.shift_left_p, _shift("left"), "scalar")
+register(lax.shift_right_logical_p, _shift("logical"), "scalar")
+register(lax.shift_right_arithmetic_p, _shift("arithmetic"), "scalar")
+register(lax.population_count_p, _population_count, "scalar")
+register(lax.clz_p, _clz, "scalar")
+
+# selection, conversion, identities
+register(lax.select_n_p, _select_n, "scalar", complex=True)
+register(lax.convert_element_type_p, _convert, "scalar", complex=True)
+register(lax.reduce_precision_p, _reduce_precision, "scalar")
+register(lax.copy_p, _identity, "scalar", complex=True)
+register(lax.stop_gradient_p, _identity, "scalar", complex=True)
+
+# index arithmetic
+register(lax.iota_p, _iota, "scalar", complex=True)
+register(lax.broadcast_in_dim_p, _broadcast_in_dim, "scalar", complex=True)
 
 
 # =============================================================================
@@ -458,11 +516,13 @@ def _arg_fold(kind_: str):
     return lambda c, best, x: f"{c.helper('_arg_better_' + kind_)}({x}, {best})"
 
 
-for _prim, _kind in ((lax.reduce_sum_p, "sum"), (lax.reduce_prod_p, "prod"),
-                     (lax.reduce_max_p, "max"), (lax.reduce_min_p, "min"),
-                     (lax.reduce_and_p, "and"), (lax.reduce_or_p, "or"),
-                     (lax.reduce_xor_p, "xor")):
-    register(_prim, _fold(_kind), "reduction", complex=_kind in ("sum", "prod"))
+register(lax.reduce_sum_p, _fold("sum"), "reduction", complex=True)
+register(lax.reduce_prod_p, _fold("prod"), "reduction", complex=True)
+register(lax.reduce_max_p, _fold("max"), "reduction")
+register(lax.reduce_min_p, _fold("min"), "reduction")
+register(lax.reduce_and_p, _fold("and"), "reduction")
+register(lax.reduce_or_p, _fold("or"), "reduction")
+register(lax.reduce_xor_p, _fold("xor"), "reduction")
 register(lax.argmax_p, _arg_fold("max"), "reduction")
 register(lax.argmin_p, _arg_fold("min"), "reduction")
 
@@ -550,6 +610,10 @@ register(lax.dot_general_p, _dot_general, "call", complex=True)
 def _reshape(w, eqn, x):
     if eqn.params.get("dimensions") is not None:
         raise NotImplementedError("reshape with dimensions")
+    return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
+
+
+def _squeeze(w, eqn, x):
     return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
 
 
@@ -1453,25 +1517,32 @@ def _random_fold_in(w, eqn, keys, msgs):
 # =============================================================================
 # The call rules, and what each is right for
 # =============================================================================
-_DATA_MOVEMENT = {  # right for complex numbers and for key data: they only move elements
-    lax.reshape_p: _reshape,
-    lax.squeeze_p: lambda w, eqn, x: _reshape_code(w, x, eqn.invars[0].aval,
-                                                   eqn.outvars[0].aval.shape),
-    lax.transpose_p: _transpose, lax.slice_p: _slice, lax.rev_p: _rev,
-    lax.concatenate_p: _concatenate,
-    lax.dynamic_slice_p: _dynamic_slice, lax.dynamic_update_slice_p: _dynamic_update_slice,
-    lax.gather_p: _gather,
-    lax.split_p: _split, lax.unstack_p: _unstack, lax.stack_p: _stack, lax.tile_p: _tile,
-}
-for _prim, _fn in _DATA_MOVEMENT.items():
-    register(_prim, _fn, "call", complex=True, keys=True)
-
-for _prim in (lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p):
-    register(_prim, _scatter, "call", complex=True)
-for _prim in (lax.scatter_min_p, lax.scatter_max_p):
-    register(_prim, _scatter, "call")
+# Data movement: right for complex numbers and for key data (it only moves elements).
+register(lax.reshape_p, _reshape, "call", complex=True, keys=True)
+register(lax.squeeze_p, _squeeze, "call", complex=True, keys=True)
+register(lax.transpose_p, _transpose, "call", complex=True, keys=True)
+register(lax.slice_p, _slice, "call", complex=True, keys=True)
+register(lax.rev_p, _rev, "call", complex=True, keys=True)
+register(lax.concatenate_p, _concatenate, "call", complex=True, keys=True)
+register(lax.dynamic_slice_p, _dynamic_slice, "call", complex=True, keys=True)
+register(lax.dynamic_update_slice_p, _dynamic_update_slice, "call", complex=True, keys=True)
+register(lax.gather_p, _gather, "call", complex=True, keys=True)
+register(lax.split_p, _split, "call", complex=True, keys=True)
+register(lax.unstack_p, _unstack, "call", complex=True, keys=True)
+register(lax.stack_p, _stack, "call", complex=True, keys=True)
+register(lax.tile_p, _tile, "call", complex=True, keys=True)
 register(lax.pad_p, _pad, "call")
 register(lax.bitcast_convert_type_p, _bitcast, "call")
+
+# Scatters (min and max order their operands: not for complex numbers)
+register(lax.scatter_p, _scatter, "call", complex=True)
+register(lax.scatter_add_p, _scatter, "call", complex=True)
+register(lax.scatter_sub_p, _scatter, "call", complex=True)
+register(lax.scatter_mul_p, _scatter, "call", complex=True)
+register(lax.scatter_min_p, _scatter, "call")
+register(lax.scatter_max_p, _scatter, "call")
+
+# Cumulative reductions, sorting
 register(lax.cumsum_p, _cumulative("sum"), "call", complex=True)
 register(lax.cumprod_p, _cumulative("prod"), "call", complex=True)
 register(lax.cummax_p, _cumulative("max"), "call")
@@ -1480,12 +1551,16 @@ register(lax.cumlogsumexp_p, _cumulative("logsumexp"), "call")
 register(lax.sort_p, _sort, "call")
 register(lax.top_k_p, _top_k, "call")
 
-for _prim, _fn in ((lax.linalg.cholesky_p, _cholesky), (lax.linalg.eigh_p, _eigh),
-                   (lax.linalg.qr_p, _qr), (lax.linalg.svd_p, _svd), (lax.linalg.lu_p, _lu),
-                   (lax.linalg.triangular_solve_p, _triangular_solve_rule)):
-    register(_prim, _fn, "call", complex=True)
+# Linear algebra
+register(lax.linalg.cholesky_p, _cholesky, "call", complex=True)
+register(lax.linalg.eigh_p, _eigh, "call", complex=True)
+register(lax.linalg.qr_p, _qr, "call", complex=True)
+register(lax.linalg.svd_p, _svd, "call", complex=True)
+register(lax.linalg.lu_p, _lu, "call", complex=True)
+register(lax.linalg.triangular_solve_p, _triangular_solve_rule, "call", complex=True)
 register(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation, "call")
 
+# Control flow
 register(cond_p, _cond, "call")
 register(while_p, _while, "call")
 register(scan_p, _scan, "call")
@@ -1497,17 +1572,26 @@ def _inlined(*_):
     raise AssertionError("a nested call reached the writer: it should have been inlined")
 
 
-for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
-    register(_prim, _inlined, "inline")
+register(jit_p, _inlined, "inline")
+register(remat_p, _inlined, "inline")
+register(name_p, _inlined, "inline")
+register(custom_jvp_call_p, _inlined, "inline")
+register(custom_vjp_call_p, _inlined, "inline")
 
 
 def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_bits,
                            random_wrap, random_unwrap, threefry2x32) -> None:
     """Chapter 13 calls this with its primitives (made after this chapter, so
     this module cannot name them): their rules are the ones above."""
-    for prim, fn in ((random_seed, _random_seed), (random_split, _random_split),
-                     (random_fold_in, _random_fold_in), (random_bits, _random_bits),
-                     (random_wrap, lambda w, eqn, data: data),  # typed keys *are* their data here
-                     (random_unwrap, lambda w, eqn, keys: keys)):
-        register(prim, fn, "call", keys=True)
+    register(random_seed, _random_seed, "call", keys=True)
+    register(random_split, _random_split, "call", keys=True)
+    register(random_fold_in, _random_fold_in, "call", keys=True)
+    register(random_bits, _random_bits, "call", keys=True)
+    register(random_wrap, _key_data, "call", keys=True)
+    register(random_unwrap, _key_data, "call", keys=True)
     register(threefry2x32, _threefry2x32, "call")
+
+
+def _key_data(w, eqn, x):
+    """``random_wrap`` and ``random_unwrap``: typed keys *are* their key data here."""
+    return x
