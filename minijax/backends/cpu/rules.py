@@ -86,6 +86,15 @@ def register(prim: Primitive, fn: Callable, form: str, *, complex: bool = False,
     LOWERINGS[prim] = Rule(fn, form, complex, keys)
 
 
+def lowering(*prims: Primitive, form: str = "call", complex: bool = False, keys: bool = False):
+    """Decorator: ``fn`` is the rule of each of ``prims`` (see :func:`register`)."""
+    def decorate(fn):
+        for prim in prims:
+            register(prim, fn, form, complex=complex, keys=keys)
+        return fn
+    return decorate
+
+
 class ScalarContext:
     """What a scalar rule may ask: the equation, its dtypes, the loop index, helpers."""
 
@@ -530,6 +539,7 @@ register(lax.argmin_p, _arg_fold("min"), "reduction")
 # =============================================================================
 # Matrix products: BLAS (float32) or loops (integers)
 # =============================================================================
+@lowering(lax.dot_general_p, complex=True)
 def _dot_general(w, eqn, *operand_names) -> None:
     """``dot_general`` as (batched) matrix products of contiguous 3-D operands:
     one gemm call per batch element (float32), or plain loops (integers)."""
@@ -601,18 +611,17 @@ def _transposed(w, x: str, aval, perm, name: str) -> str:
     return name
 
 
-register(lax.dot_general_p, _dot_general, "call", complex=True)
-
-
 # =============================================================================
 # Data movement: reshape, transpose, slices, pads, concatenation
 # =============================================================================
+@lowering(lax.reshape_p, complex=True, keys=True)
 def _reshape(w, eqn, x):
     if eqn.params.get("dimensions") is not None:
         raise NotImplementedError("reshape with dimensions")
     return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
 
 
+@lowering(lax.squeeze_p, complex=True, keys=True)
 def _squeeze(w, eqn, x):
     return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
 
@@ -624,6 +633,7 @@ def _reshape_code(w, x, aval, new_shape) -> str:
     return w.reshape_code(x, aval, new_shape)
 
 
+@lowering(lax.transpose_p, complex=True, keys=True)
 def _transpose(w, eqn, x):
     perm = tuple(eqn.params["permutation"])
     if perm == tuple(range(len(perm))):
@@ -635,6 +645,7 @@ def _transpose(w, eqn, x):
     return None
 
 
+@lowering(lax.slice_p, complex=True, keys=True)
 def _slice(w, eqn, x):
     strides = eqn.params["strides"] or (1,) * len(eqn.params["start_indices"])
     parts = [f"{s}:{e}" + (f":{k}" if k != 1 else "")
@@ -642,12 +653,14 @@ def _slice(w, eqn, x):
     return f"{x}[{', '.join(parts)}].copy()"
 
 
+@lowering(lax.rev_p, complex=True, keys=True)
 def _rev(w, eqn, x):
     dims = set(eqn.params["dimensions"])
     parts = ["::-1" if d in dims else ":" for d in range(len(eqn.outvars[0].aval.shape))]
     return f"{x}[{', '.join(parts)}].copy()"
 
 
+@lowering(lax.bitcast_convert_type_p)
 def _bitcast(w, eqn, x):
     old, new = eqn.invars[0].aval, eqn.outvars[0].aval
     if old.dtype.itemsize != new.dtype.itemsize:
@@ -659,10 +672,12 @@ def _bitcast(w, eqn, x):
     return f"{x}.view({np_dtype(new.dtype)})"
 
 
+@lowering(lax.concatenate_p, complex=True, keys=True)
 def _concatenate(w, eqn, *xs):
     return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
 
 
+@lowering(lax.pad_p)
 def _pad(w, eqn, x, padding_value):
     """``np.full`` of the padding value, then the operand's elements that survive
     (negative padding crops) written with a stride of ``interior + 1``."""
@@ -720,6 +735,13 @@ def _logaddexp(ctx, x, y):
     return f"{ctx.helper('_logaddexp')}({x}, {y}, {literal(np.log(2), ctx.out_dtype)})"
 
 
+register(lax.cumsum_p, _cumulative("sum"), "call", complex=True)
+register(lax.cumprod_p, _cumulative("prod"), "call", complex=True)
+register(lax.cummax_p, _cumulative("max"), "call")
+register(lax.cummin_p, _cumulative("min"), "call")
+register(lax.cumlogsumexp_p, _cumulative("logsumexp"), "call")
+
+
 def _clamped_starts(w, eqn, shape, sizes, starts) -> list[str]:
     """Start indices clamped into ``[0, dim - size]``, as XLA does."""
     name = w.var(eqn.outvars[0])
@@ -734,6 +756,7 @@ def _window(starts, sizes) -> str:
     return ", ".join(f"{s}:{s} + {z}" for s, z in zip(starts, sizes))
 
 
+@lowering(lax.dynamic_slice_p, complex=True, keys=True)
 def _dynamic_slice(w, eqn, x, *starts):
     sizes = eqn.params["slice_sizes"]
     w.emit(f"# {w.text(eqn)}")
@@ -741,6 +764,7 @@ def _dynamic_slice(w, eqn, x, *starts):
     return f"{x}[{_window(s, sizes)}].copy()" if sizes else x
 
 
+@lowering(lax.dynamic_update_slice_p, complex=True, keys=True)
 def _dynamic_update_slice(w, eqn, x, update, *starts):
     sizes = eqn.invars[1].aval.shape
     name = w.var(eqn.outvars[0])
@@ -754,8 +778,6 @@ def _dynamic_update_slice(w, eqn, x, update, *starts):
                lambda i: f"{name}[{', '.join([f'{a} + {j}' for a, j in zip(s, i)] + i[len(s):])}]",
                lambda i: f"{update}[{', '.join(i)}]")
     return None
-
-
 
 
 # =============================================================================
@@ -839,6 +861,7 @@ def _operand_index(starts, offsets, word) -> str:
     return index([_plus(s, offsets.get(d, "0")) for d, s in enumerate(starts)] + word)
 
 
+@lowering(lax.gather_p, complex=True, keys=True)
 def _gather(w, eqn, x, idx):
     """For each batch index: the window start (clamped), then a loop over the
     window copying elements (or the fill value, for a window out of bounds in
@@ -901,6 +924,8 @@ _COMBINE = {
 }
 
 
+@lowering(lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p, complex=True)
+@lowering(lax.scatter_min_p, lax.scatter_max_p)
 def _scatter(w, eqn, x, idx, updates):
     """Updates are applied one window at a time in the order of the indices, so
     with repeated indices the combining ops accumulate and plain ``scatter``
@@ -1001,6 +1026,7 @@ def _permute_row(w, dst: str, src: str, r: str, p: str, count) -> None:
     w.emit(f"        {dst}[{r}, {dst}_t] = {src}[{r}, {p}[{dst}_t]]")
 
 
+@lowering(lax.sort_p)
 def _sort(w, eqn, *xs):
     """Per row: the stable permutation of the keys, then every operand through it."""
     num_keys, axis = eqn.params["num_keys"], eqn.params["dimension"]
@@ -1025,6 +1051,7 @@ def _sort(w, eqn, *xs):
     return None
 
 
+@lowering(lax.top_k_p)
 def _top_k(w, eqn, x):
     """IEEE total order, largest first, ties by position: a stable ascending
     sort of ``~key``, where ``key`` is an integer that orders as the values
@@ -1068,6 +1095,7 @@ def _at_axis(rank: int, axis: int, what: str) -> str:
     return index([what if d == axis else ":" for d in range(rank)])
 
 
+@lowering(lax.split_p, complex=True, keys=True)
 def _split(w, eqn, x):
     aval, axis = eqn.invars[0].aval, eqn.params["axis"]
     w.emit(f"# {w.text(eqn)}")
@@ -1080,6 +1108,7 @@ def _split(w, eqn, x):
     return None
 
 
+@lowering(lax.unstack_p, complex=True, keys=True)
 def _unstack(w, eqn, x):
     aval, axis = eqn.invars[0].aval, eqn.params["axis"]
     w.emit(f"# {w.text(eqn)}")
@@ -1091,6 +1120,7 @@ def _unstack(w, eqn, x):
     return None
 
 
+@lowering(lax.stack_p, complex=True, keys=True)
 def _stack(w, eqn, *xs):
     out, axis = eqn.outvars[0].aval, eqn.params["axis"]
     name = _out(w, eqn)
@@ -1107,6 +1137,7 @@ def _stack(w, eqn, *xs):
     return None
 
 
+@lowering(lax.tile_p, complex=True, keys=True)
 def _tile(w, eqn, x):
     """Output element ``i`` is ``x[i % shape]`` (``np.tile``'s layout)."""
     aval, out = eqn.invars[0].aval, eqn.outvars[0].aval
@@ -1198,6 +1229,7 @@ def _per_matrix(w, eqn, body, *, inputs) -> None:
 # =============================================================================
 # The lowerings
 # =============================================================================
+@lowering(lax.linalg.cholesky_p, complex=True)
 def _cholesky(w, eqn, x):
     w.helpers.add("_cholesky_or_nan")
     _per_matrix(w, eqn, lambda b, ins, outs: (
@@ -1205,46 +1237,47 @@ def _cholesky(w, eqn, x):
     return None
 
 
+def _lapack(w, eqn, x, call: str, results, outputs) -> None:
+    """``n_a, n_b = call(matrix)`` for each matrix of the stack (NumPy's LAPACK
+    wrappers, which Numba compiles); the equation's outputs are ``outputs``."""
+    _per_matrix(w, eqn, lambda b, ins, outs: (
+        [f"{', '.join(f'{outs[0]}_{r}' for r in results)} = {call.format(f'{ins[0]}[{b}]')}"],
+        [f"{outs[0]}_{r}" for r in outputs]), inputs=[x])
+
+
+@lowering(lax.linalg.eigh_p, complex=True)
 def _eigh(w, eqn, x):
     """Eigenvectors (columns) and ascending eigenvalues of the triangle ``lower`` reads."""
     if eqn.params.get("subset_by_index") is not None:
         raise NotImplementedError("eigh with subset_by_index")
     w.helpers.add("_hermitian")
     lower = bool(eqn.params["lower"])
-    _per_matrix(w, eqn, lambda b, ins, outs: (
-        [f"{outs[0]}_w, {outs[0]}_v = np.linalg.eigh(_hermitian({ins[0]}[{b}], {lower}))"],
-        [f"{outs[0]}_v", f"{outs[0]}_w"]), inputs=[x])
+    _lapack(w, eqn, x, f"np.linalg.eigh(_hermitian({{}}, {lower}))", ["w", "v"], ["v", "w"])
     return None
 
 
+@lowering(lax.linalg.qr_p, complex=True)
 def _qr(w, eqn, x):
     m, n = eqn.invars[0].aval.shape[-2:]
     if eqn.params["full_matrices"] and m > n:
         raise NotImplementedError("qr with full_matrices=True of a tall matrix")
     if eqn.params.get("pivoting"):
         raise NotImplementedError("qr with pivoting")
-    _per_matrix(w, eqn, lambda b, ins, outs: (
-        [f"{outs[0]}_q, {outs[0]}_r = np.linalg.qr(np.ascontiguousarray({ins[0]}[{b}]))"],
-        [f"{outs[0]}_q", f"{outs[0]}_r"]), inputs=[x])
+    _lapack(w, eqn, x, "np.linalg.qr(np.ascontiguousarray({}))", ["q", "r"], ["q", "r"])
     return None
 
 
+@lowering(lax.linalg.svd_p, complex=True)
 def _svd(w, eqn, x):
     if eqn.params.get("subset_by_index") is not None:
         raise NotImplementedError("svd with subset_by_index")
-    full = bool(eqn.params["full_matrices"])
-
-    def body(b, ins, outs):
-        n = outs[0]
-        line = (f"{n}_u, {n}_s, {n}_vh = np.linalg.svd(np.ascontiguousarray({ins[0]}[{b}]), "
-                f"full_matrices={full})")
-        if not eqn.params["compute_uv"]:
-            return [line], [f"{n}_s"]
-        return [line], [f"{n}_s", f"{n}_u", f"{n}_vh"]
-    _per_matrix(w, eqn, body, inputs=[x])
+    call = f"np.linalg.svd(np.ascontiguousarray({{}}), full_matrices={bool(eqn.params['full_matrices'])})"
+    outputs = ["s", "u", "vh"] if eqn.params["compute_uv"] else ["s"]
+    _lapack(w, eqn, x, call, ["u", "s", "vh"], outputs)
     return None
 
 
+@lowering(lax.linalg.lu_p, complex=True)
 def _lu(w, eqn, x):
     w.helpers.add("_lu_in_place")
     _per_matrix(w, eqn, lambda b, ins, outs: (
@@ -1255,6 +1288,7 @@ def _lu(w, eqn, x):
     return None
 
 
+@lowering(lax.linalg.lu_pivots_to_permutation_p)
 def _lu_pivots_to_permutation(w, eqn, pivots):
     name = _linalg_names(w, eqn)[0]
     pshape, out = tuple(eqn.invars[0].aval.shape), eqn.outvars[0].aval
@@ -1269,6 +1303,7 @@ def _lu_pivots_to_permutation(w, eqn, pivots):
     return None
 
 
+@lowering(lax.linalg.triangular_solve_p, complex=True)
 def _triangular_solve_rule(w, eqn, a, b_):
     """``op(a) @ x = b``, or ``x @ op(a) = b`` solved as ``op(a)^T @ x^T = b^T``."""
     p = eqn.params
@@ -1289,8 +1324,6 @@ def _triangular_solve_rule(w, eqn, a, b_):
     return None
 
 
-
-
 # =============================================================================
 # Control flow: native branches and loops, their bodies written inline
 # =============================================================================
@@ -1309,6 +1342,7 @@ def _indented(w, levels: int = 1):
         w.depth -= levels
 
 
+@lowering(cond_p)
 def _cond(w, eqn, index, *operands):
     """``if index <= 0: ... elif index == 1: ... else: ...``: the index is clamped
     into range, as XLA does (below 0 runs branch 0, above runs the last)."""
@@ -1328,6 +1362,7 @@ def _cond(w, eqn, index, *operands):
     return None
 
 
+@lowering(while_p)
 def _while(w, eqn, *operands):
     """``while True:`` the condition, ``break`` when false, then the body.
 
@@ -1375,6 +1410,7 @@ def _keep_finished(w, pred, old, new) -> str:
     return name
 
 
+@lowering(scan_p)
 def _scan(w, eqn, *operands):
     """``for it in range(length):`` (backwards if ``reverse``), slicing ``xs``
     and writing each iteration's ``ys`` into arrays allocated before the loop."""
@@ -1404,8 +1440,6 @@ def _scan(w, eqn, *operands):
         w.assign(carry, outs[:n_carry], one_type=True)
     w.assign(carry_out, [w.var(v) for v in carry])
     return None
-
-
 
 
 # =============================================================================
@@ -1512,60 +1546,9 @@ def _random_fold_in(w, eqn, keys, msgs):
     return None
 
 
-
-
 # =============================================================================
-# The call rules, and what each is right for
+# Nested calls: inlined by the planner
 # =============================================================================
-# Data movement: right for complex numbers and for key data (it only moves elements).
-register(lax.reshape_p, _reshape, "call", complex=True, keys=True)
-register(lax.squeeze_p, _squeeze, "call", complex=True, keys=True)
-register(lax.transpose_p, _transpose, "call", complex=True, keys=True)
-register(lax.slice_p, _slice, "call", complex=True, keys=True)
-register(lax.rev_p, _rev, "call", complex=True, keys=True)
-register(lax.concatenate_p, _concatenate, "call", complex=True, keys=True)
-register(lax.dynamic_slice_p, _dynamic_slice, "call", complex=True, keys=True)
-register(lax.dynamic_update_slice_p, _dynamic_update_slice, "call", complex=True, keys=True)
-register(lax.gather_p, _gather, "call", complex=True, keys=True)
-register(lax.split_p, _split, "call", complex=True, keys=True)
-register(lax.unstack_p, _unstack, "call", complex=True, keys=True)
-register(lax.stack_p, _stack, "call", complex=True, keys=True)
-register(lax.tile_p, _tile, "call", complex=True, keys=True)
-register(lax.pad_p, _pad, "call")
-register(lax.bitcast_convert_type_p, _bitcast, "call")
-
-# Scatters (min and max order their operands: not for complex numbers)
-register(lax.scatter_p, _scatter, "call", complex=True)
-register(lax.scatter_add_p, _scatter, "call", complex=True)
-register(lax.scatter_sub_p, _scatter, "call", complex=True)
-register(lax.scatter_mul_p, _scatter, "call", complex=True)
-register(lax.scatter_min_p, _scatter, "call")
-register(lax.scatter_max_p, _scatter, "call")
-
-# Cumulative reductions, sorting
-register(lax.cumsum_p, _cumulative("sum"), "call", complex=True)
-register(lax.cumprod_p, _cumulative("prod"), "call", complex=True)
-register(lax.cummax_p, _cumulative("max"), "call")
-register(lax.cummin_p, _cumulative("min"), "call")
-register(lax.cumlogsumexp_p, _cumulative("logsumexp"), "call")
-register(lax.sort_p, _sort, "call")
-register(lax.top_k_p, _top_k, "call")
-
-# Linear algebra
-register(lax.linalg.cholesky_p, _cholesky, "call", complex=True)
-register(lax.linalg.eigh_p, _eigh, "call", complex=True)
-register(lax.linalg.qr_p, _qr, "call", complex=True)
-register(lax.linalg.svd_p, _svd, "call", complex=True)
-register(lax.linalg.lu_p, _lu, "call", complex=True)
-register(lax.linalg.triangular_solve_p, _triangular_solve_rule, "call", complex=True)
-register(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation, "call")
-
-# Control flow
-register(cond_p, _cond, "call")
-register(while_p, _while, "call")
-register(scan_p, _scan, "call")
-
-
 def _inlined(*_):
     """Nested calls have no rule: the planner inlines their bodies
     (:func:`minijax.backends.plan.passes.inline_calls`)."""
