@@ -32,22 +32,11 @@ __all__ = ["InterpreterBackend", "jaxpr_cost_analysis", "as_output_array", "run_
 # =============================================================================
 # Cost analysis: a rough count of the work, like XLA's cost_analysis()
 # =============================================================================
-#: Operations that only move or relabel data: no floating-point work.
-_DATA_MOVEMENT = frozenset("""
-    broadcast_in_dim reshape squeeze expand_dims transpose rev concatenate stack split
-    unstack tile pad iota slice dynamic_slice dynamic_update_slice gather scatter
-    convert_element_type bitcast_convert_type copy stop_gradient reduce_precision
-    """.split())
-#: Operations that read their whole input once (reductions, scans, sorts).
-_READS_INPUT = frozenset("""
-    reduce_sum reduce_prod reduce_max reduce_min reduce_and reduce_or reduce_xor
-    argmax argmin cumsum cumprod cummax cummin cumlogsumexp sort top_k
-    """.split())
-#: Elementwise operations XLA counts as "transcendentals".
-_TRANSCENDENTAL = frozenset("""
-    exp exp2 log log1p expm1 logistic sqrt rsqrt cbrt sin cos tan asin acos atan atan2
-    sinh cosh tanh asinh acosh atanh pow erf erfc erf_inv lgamma digamma
-    """.split())
+# What kind of work an equation is comes from its primitive's attributes
+# (chapter 00's ``Primitive.kind``, ``moves_data``, ``transcendental``), stated
+# where each primitive is created: no list of names to keep in sync here.
+#: Kinds that read their whole input once (reductions, scans, sorts).
+_READS_INPUT_KINDS = frozenset({"reduction", "cumulative", "sort"})
 
 
 def _size(aval) -> int:
@@ -60,14 +49,14 @@ def _nbytes(aval) -> int:
 
 def _eqn_flops(eqn) -> int:
     """The arithmetic of one equation (not counting nested jaxprs)."""
-    name = eqn.primitive.name
-    if name in _DATA_MOVEMENT:
+    prim = eqn.primitive
+    if prim.moves_data:  # reshape, transpose, gather, convert_element_type...
         return 0
-    if name == "dot_general":  # 2*M*N*K: one multiply and one add per term
+    if prim.kind == "dot":  # dot_general: 2*M*N*K, one multiply and one add per term
         (lhs_contract, _), _ = eqn.params["dimension_numbers"]
         k = int(np.prod([eqn.invars[0].aval.shape[d] for d in lhs_contract], dtype=np.int64))
         return 2 * _size(eqn.outvars[0].aval) * k
-    if name in _READS_INPUT:
+    if prim.kind in _READS_INPUT_KINDS:
         return _size(eqn.invars[0].aval)
     return sum(_size(v.aval) for v in eqn.outvars)  # elementwise: one op per output
 
@@ -95,7 +84,7 @@ def jaxpr_cost_analysis(closed_jaxpr) -> dict[str, float]:
                     cost[key] += val
             continue
         cost["flops"] += _eqn_flops(eqn)
-        if eqn.primitive.name in _TRANSCENDENTAL:
+        if eqn.primitive.transcendental:
             cost["transcendentals"] += sum(_size(v.aval) for v in eqn.outvars)
         cost["bytes accessed"] += (sum(_nbytes(v.aval) for v in eqn.invars)
                                    + sum(_nbytes(v.aval) for v in eqn.outvars))

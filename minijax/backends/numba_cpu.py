@@ -58,7 +58,8 @@ from minijax.backends.numba_calls import CALL_LOWERINGS, _is_threefry_key, make_
 from minijax.backends.numba_scalar import SCALAR_RULES
 from minijax.backends.numba_writer import (_entry_name, generate_source, helper_library_source,
                                            kernel_outputs, use_helper_library)
-from minijax.backends.registry import Backend, Executable, Lowering, register_backend
+from minijax.backends.registry import (Backend, Executable, Lowering, register_backend,
+                                       report_fallback)
 from minijax.buffers import Buffer
 from minijax.config import optional_string_state
 from minijax.dispatch import to_numpy
@@ -417,11 +418,13 @@ class NumbaCPUBackend(Backend):
         plan = make_plan(closed_jaxpr)
         if not plan.supported:
             logger.debug("jit(%s) runs on the interpreter: %s", name, plan.unsupported)
+            report_fallback("cpu", name, "unsupported: " + ", ".join(plan.unsupported))
             return FallbackLowering(self, closed_jaxpr, name,
                                     "unsupported: " + ", ".join(plan.unsupported))
         try:
             source = generate_source(plan, name)
         except NotImplementedError as e:
+            report_fallback("cpu", name, f"unsupported: {e}")
             return FallbackLowering(self, closed_jaxpr, name, f"unsupported: {e}")
         return NumbaLowering(self, closed_jaxpr, name, plan, source)
 
@@ -448,6 +451,7 @@ class NumbaCPUBackend(Backend):
                 raise
             logger.warning("minijax: Numba could not compile jit(%s); running it on the "
                            "interpreter instead:\n%s", lowering.name, e)
+            report_fallback("cpu", lowering.name, f"Numba error: {str(e).splitlines()[0]}")
             return InterpreterExecutable(lowering)
 
 
