@@ -36,6 +36,7 @@ MODULES = {
     "minijax.buffers": 0,
     "minijax.array": 0,
     "minijax.dispatch": 0,
+    "minijax.transfers": 0,
     "minijax.lax": 0,
     "minijax.lax.base": 0,
     "minijax.lax.elementwise": 0,

@@ -93,7 +93,7 @@ dots_saveable = DotsSaveable(False)
 dots_with_no_batch_dims_saveable = DotsSaveable(True)
 
 #: ``y = name[name=...] x``: the identity, marking ``x`` for name-based policies.
-name_p = Primitive("name")
+name_p = Primitive("name", kind="call", linear_in=(0,))
 
 
 def checkpoint_name(x, name: str):
@@ -292,7 +292,7 @@ def _cse(prevent_cse, keep=None, front=(), back=()):
 # The primitive: evaluation, types, jvp, vmap, dce
 # =============================================================================
 #: ``outs = remat2[jaxpr={...} prevent_cse differentiated policy] *args``
-remat_p = Primitive("remat2", multiple_results=True)
+remat_p = Primitive("remat2", multiple_results=True, kind="call")
 
 
 def _remat_impl(*args, jaxpr, **_):

@@ -418,7 +418,7 @@ def _check_tangents_out(primals_out, tangents_out) -> None:
 
 # --- the primitive and its rules ---------------------------------------------------------
 #: ``outs = custom_jvp_call[call_jaxpr=... jvp_jaxpr_fun=... num_consts symbolic_zeros] *args``
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True, kind="call")
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
@@ -705,9 +705,11 @@ def _check_ct(path, aval: ShapedArray, ct):
 
 # --- the primitives and their rules --------------------------------------------------------
 #: ``outs = custom_vjp_call[call_jaxpr fwd_jaxpr_thunk bwd num_consts symbolic_zeros] *args``
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True, kind="call")
 #: ``tangents_out = custom_lin[num_res bwd out_avals symbolic_zeros in_zeros] *res *tangents``:
 #: the linear map whose transpose is ``bwd``. It only ever appears in linear jaxprs.
+#: It is linear in its operands after the ``num_res`` residuals, a count given by a
+#: parameter, so it declares no ``linear_in``: its transpose rule is its own.
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 
 

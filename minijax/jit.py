@@ -70,7 +70,7 @@ __all__ = ["jit", "jit_p", "JitWrapped", "disable_jit", "eval_shape", "clear_cac
 # 1. The primitive and its parameters
 # =============================================================================
 #: ``outs = jit[name=f jaxpr={...}] *args``: call a closed jaxpr as one unit.
-jit_p = Primitive("jit", multiple_results=True)
+jit_p = Primitive("jit", multiple_results=True, kind="call")
 
 
 class UnspecifiedValue:

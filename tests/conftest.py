@@ -4,8 +4,6 @@ A test in ``tests/ch04_vmap/`` is marked ``ch04``, so ``pytest -m ch04`` (or
 ``make test-ch04``) runs one chapter. Tests outside chapter folders (the
 layering and rule-coverage checks) carry no chapter marker.
 """
-import functools
-import logging
 import re
 
 import pytest
@@ -32,47 +30,23 @@ except ImportError:  # pragma: no cover
 
 
 # --- one suite, every backend --------------------------------------------------------
-# As MiniTorch runs one test suite on every backend, each test module of
-# chapters 00-08 and 13 that uses ``jit`` runs twice: once with chapter 09's
-# Numba backend ("cpu", the default) and once with chapter 06's interpreter.
-# The test ids end in ``[cpu]`` / ``[interpreter]``; ``-k interpreter`` picks one.
+# As MiniTorch runs one test suite on every backend, a test that runs jitted code
+# asks for the ``jit_backend`` fixture, and runs twice: once with chapter 09's Numba
+# backend ("cpu", the default) and once with chapter 06's interpreter. Its ids end in
+# ``[cpu]`` / ``[interpreter]``; ``-k interpreter`` picks one. "Runs jitted code"
+# means it compiles or runs an executable: it calls a jitted function (``jit``,
+# ``@jit``, the samplers of ``minijax.random``...) or evaluates a jaxpr with a ``jit``
+# equation in it (the inner jits of jnp functions inside an eager ``lax.while_loop``,
+# ``eval_jaxpr``...). Tracing alone (``make_jaxpr``, ``grad``, ``vmap``) does not.
 JIT_BACKENDS = ("cpu", "interpreter")
-_BACKEND_CHAPTERS = {f"{n:02d}" for n in range(9)} | {"13"}
 
 
-def _runs_jitted_code(module) -> bool:
-    return _file_runs_jitted_code(str(getattr(module, "__file__", "")))
-
-
-@functools.lru_cache(maxsize=None)
-def _file_runs_jitted_code(path: str) -> bool:
-    """Read once per test file (pytest asks once per test function)."""
-    m = _CHAPTER_DIR.search(path)
-    if not m or m.group(1) not in _BACKEND_CHAPTERS:
-        return False
-    with open(path) as f:
-        return "jit" in f.read()
-
-
-def pytest_generate_tests(metafunc):
-    if not _runs_jitted_code(metafunc.module):
-        return
-    if "jit_backend" not in metafunc.fixturenames:
-        metafunc.fixturenames.append("jit_backend")
-    metafunc.parametrize("jit_backend", JIT_BACKENDS)
-
-
-@pytest.fixture(autouse=True)
-def _use_jit_backend(request):
-    """Make the test's ``jit_backend`` parameter (if any) the default backend of ``jit``."""
-    callspec = getattr(request.node, "callspec", None)
-    backend = callspec.params.get("jit_backend") if callspec else None
-    if backend is None:
-        yield None
-        return
+@pytest.fixture(params=JIT_BACKENDS)
+def jit_backend(request):
+    """The name of the backend that is the default of ``jit`` during the test."""
     from minijax.backends.registry import default_backend_option
-    with default_backend_option(backend):
-        yield backend
+    with default_backend_option(request.param):
+        yield request.param
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -85,31 +59,53 @@ def _compile_cache_dir(tmp_path_factory):
     minijax.config.update("minijax_cache_dir", None)
 
 
-class _CompileFailures(logging.Handler):
-    """Collects the warnings the CPU backend logs when Numba fails on a kernel."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record):
-        if record.getMessage().startswith("minijax: Numba could not compile"):
-            self.messages.append(record.getMessage().splitlines()[0])
+# --- no silent fallback ----------------------------------------------------------------
+# A kernel a backend cannot lower (or Numba fails to compile) runs on the interpreter,
+# so a program still runs; the backend says so through ``registry.report_fallback``.
+# In the tests that would hide a missing or broken lowering behind the interpreter's
+# right answer: a fallback fails the test, unless it is marked
+# ``@pytest.mark.numba_fallback`` (the tests of the fallback itself, and the kernels
+# that are known to fall back today).
+_FALLBACKS = pytest.StashKey[list]()
 
 
-@pytest.fixture(autouse=True)
-def _no_silent_fallback(request):
-    """A kernel Numba fails to compile runs on the interpreter, with a warning, so a
-    program still runs. In the tests that would hide a lowering bug behind the
-    interpreter's right answer: such a warning fails the test, unless it is marked
-    ``@pytest.mark.numba_fallback`` (the tests of the fallback itself)."""
-    handler = _CompileFailures()
-    logger = logging.getLogger("minijax.backends.cpu.backend")
-    logger.addHandler(handler)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Collect the fallbacks reported from the test's set-up to its teardown."""
+    from minijax.backends import registry
+    fallbacks = item.stash[_FALLBACKS] = []
+
+    def listener(backend, name, reason):
+        fallbacks.append(f"jit({name}): {reason}")
+    registry.add_fallback_listener(listener)
     try:
-        yield
+        return (yield)
     finally:
-        logger.removeHandler(handler)
-    if handler.messages and request.node.get_closest_marker("numba_fallback") is None:
-        pytest.fail("Numba failed to compile a kernel (it ran on the interpreter): "
-                    + "; ".join(handler.messages), pytrace=False)
+        registry.remove_fallback_listener(listener)
+
+
+def _fail_on_fallbacks(item) -> None:
+    fallbacks = item.stash.get(_FALLBACKS, None)
+    if not fallbacks or item.get_closest_marker("numba_fallback") is not None:
+        return
+    reasons = "; ".join(dict.fromkeys(fallbacks))  # each once, in order
+    fallbacks.clear()  # reported once: in the call, else in the teardown
+    pytest.fail(f"a kernel ran on the interpreter: {reasons}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    try:
+        result = yield
+    except BaseException:  # the test failed (or skipped) already, for its own reason
+        item.stash.get(_FALLBACKS, []).clear()
+        raise
+    _fail_on_fallbacks(item)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    result = yield
+    _fail_on_fallbacks(item)
+    return result

@@ -13,12 +13,17 @@ from minijax.interpreters.batching import batching_rules
 from minijax.interpreters.transpose import transpose_rules
 from minijax.primitives import abstract_eval_rules, all_primitives, impl_rules
 
-#: Transposition applies only to linear primitives (chapter 07).
-_ZERO_DERIVATIVE = "zero derivative: never applied to a linear (tangent) value"
-_NONLINEAR = "nonlinear: its jvp rule applies only linear primitives to tangents"
+# Transposition applies only to linear primitives (chapter 07). Which primitives
+# are linear is stated once, where each is created (chapter 00's ``linear_in`` and
+# ``bilinear``); calls and control flow (``jit``, ``cond``, ``scan``...) transpose
+# their bodies. Every other primitive needs no transpose rule: the reasons below
+# are derived from those attributes, with a more precise one for some.
+_NOT_LINEAR = ("not linear (created without linear_in or bilinear): nonlinear, or with a "
+               "zero derivative, so never applied to a linear (tangent) value")
 _RANDOM = "random bits and keys: zero derivative, never linear"
 _NONLINEAR_LINALG = "nonlinear factorization: its jvp rule uses triangular_solve and dot_general"
-_NOT_TRANSPOSABLE = {
+#: Reasons more precise than "not linear", or for a call that is not transposed.
+_WHY_NOT_TRANSPOSABLE = {
     **{name: _NONLINEAR_LINALG for name in ("cholesky", "lu", "qr", "eigh", "svd")},
     "lu_pivots_to_permutation": "integer-valued: zero derivative",
     "custom_vjp_call": "its jvp rule runs fwd and stages custom_lin, whose transpose "
@@ -26,82 +31,27 @@ _NOT_TRANSPOSABLE = {
     **{name: _RANDOM for name in ("random_seed", "random_split", "random_fold_in",
                                   "random_bits", "random_wrap", "random_unwrap",
                                   "threefry2x32")},
-    "sign": _ZERO_DERIVATIVE,
-    "floor": _ZERO_DERIVATIVE,
-    "ceil": _ZERO_DERIVATIVE,
-    "round": _ZERO_DERIVATIVE,
-    "is_finite": _ZERO_DERIVATIVE,
-    "not": _ZERO_DERIVATIVE,
-    "and": _ZERO_DERIVATIVE,
-    "or": _ZERO_DERIVATIVE,
-    "xor": _ZERO_DERIVATIVE,
-    "population_count": _ZERO_DERIVATIVE,
-    "clz": _ZERO_DERIVATIVE,
-    "shift_left": _ZERO_DERIVATIVE,
-    "shift_right_logical": _ZERO_DERIVATIVE,
-    "shift_right_arithmetic": _ZERO_DERIVATIVE,
-    "eq": _ZERO_DERIVATIVE,
-    "ne": _ZERO_DERIVATIVE,
-    "lt": _ZERO_DERIVATIVE,
-    "le": _ZERO_DERIVATIVE,
-    "gt": _ZERO_DERIVATIVE,
-    "ge": _ZERO_DERIVATIVE,
-    "bitcast_convert_type": _ZERO_DERIVATIVE,
-    "stop_gradient": _ZERO_DERIVATIVE,
-    "iota": _ZERO_DERIVATIVE,
-    "reduce_and": _ZERO_DERIVATIVE,
-    "reduce_or": _ZERO_DERIVATIVE,
-    "reduce_xor": _ZERO_DERIVATIVE,
-    "argmax": _ZERO_DERIVATIVE,
-    "argmin": _ZERO_DERIVATIVE,
-    "rem": _NONLINEAR,
-    "max": _NONLINEAR,
-    "min": _NONLINEAR,
-    "abs": _NONLINEAR,
-    "square": _NONLINEAR,
-    "integer_pow": _NONLINEAR,
-    "pow": _NONLINEAR,
-    "nextafter": _NONLINEAR,
-    "exp": _NONLINEAR,
-    "exp2": _NONLINEAR,
-    "log": _NONLINEAR,
-    "log1p": _NONLINEAR,
-    "expm1": _NONLINEAR,
-    "logistic": _NONLINEAR,
-    "sqrt": _NONLINEAR,
-    "rsqrt": _NONLINEAR,
-    "cbrt": _NONLINEAR,
-    "sin": _NONLINEAR,
-    "cos": _NONLINEAR,
-    "tan": _NONLINEAR,
-    "asin": _NONLINEAR,
-    "acos": _NONLINEAR,
-    "atan": _NONLINEAR,
-    "atan2": _NONLINEAR,
-    "sinh": _NONLINEAR,
-    "cosh": _NONLINEAR,
-    "tanh": _NONLINEAR,
-    "asinh": _NONLINEAR,
-    "acosh": _NONLINEAR,
-    "atanh": _NONLINEAR,
-    "erf": _NONLINEAR,
-    "erfc": _NONLINEAR,
-    "erf_inv": _NONLINEAR,
-    "lgamma": _NONLINEAR,
-    "digamma": _NONLINEAR,
-    "clamp": _NONLINEAR,
-    "reduce_prod": _NONLINEAR,
-    "reduce_max": _NONLINEAR,
-    "reduce_min": _NONLINEAR,
-    "cumprod": _NONLINEAR,
-    "cummax": _NONLINEAR,
-    "cummin": _NONLINEAR,
-    "cumlogsumexp": _NONLINEAR,
-    "sort": _NONLINEAR,
-    "top_k": _NONLINEAR,
-    "scatter-min": _NONLINEAR,
-    "scatter-max": _NONLINEAR,
 }
+#: Linear, but in positions that depend on its parameters, so created without
+#: ``linear_in``: it has a transpose rule of its own.
+_LINEAR_UNDECLARED = {
+    "custom_lin": "linear in its operands after the num_res residuals (a parameter)",
+}
+_TRANSPOSES_ITS_BODY = ("call", "control_flow")
+
+
+def _declared_transposable(p) -> bool:
+    return (p.linear_in is not None or p.bilinear or p.kind in _TRANSPOSES_ITS_BODY
+            or p.name in _LINEAR_UNDECLARED)
+
+
+def _not_transposable() -> dict:
+    """primitive name -> why it has no transpose rule, for every primitive that needs none."""
+    return {p.name: _WHY_NOT_TRANSPOSABLE.get(p.name, _NOT_LINEAR) for p in all_primitives()
+            if p.name in _WHY_NOT_TRANSPOSABLE or not _declared_transposable(p)}
+
+
+_NOT_TRANSPOSABLE = _not_transposable()
 
 #: table name -> (table, {primitive name: reason it has no rule})
 TABLES = {
@@ -139,6 +89,40 @@ def test_exemptions_name_real_primitives(table_name):
     unknown = sorted(set(exempt) - set(_primitive_ids()))
     assert not unknown, f"{table_name} exempts unknown primitives: {unknown}"
     assert all(reason.strip() for reason in exempt.values())
+
+
+def test_transpose_rules_are_for_declared_linear_primitives():
+    """A transpose rule exists exactly where linearity was stated at creation: a
+    primitive declared linear without a rule, or with a rule but not declared
+    linear, means the two statements disagree."""
+    by_name = {p.name: p for p in all_primitives()}
+    assert set(_WHY_NOT_TRANSPOSABLE) | set(_LINEAR_UNDECLARED) <= set(by_name)
+    undeclared = sorted(p.name for p in transpose_rules if not _declared_transposable(p))
+    assert not undeclared, f"transpose rules for primitives not declared linear: {undeclared}"
+    stale = sorted(n for n in _NOT_TRANSPOSABLE if by_name[n] in transpose_rules)
+    assert not stale, f"exempt from transposition but transposed after all: {stale}"
+    linear = [p for p in all_primitives() if p.linear_in is not None or p.bilinear]
+    assert not [p.name for p in linear if p not in transpose_rules]
+    assert {"neg", "reduce_sum", "reshape", "dynamic_slice", "mul", "dot_general"} <= {
+        p.name for p in linear}
+
+
+def test_linear_primitives_have_a_linear_jvp():
+    """Chapter 02 gives every linear primitive a JVP rule without listing it: a linear
+    map's tangent is the map itself applied to the tangents."""
+    import numpy as np
+    from minijax import lax
+    from minijax.interpreters.ad import jvp
+
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+    t = np.array([[0.25, 1.0, -3.0], [2.0, 0.0, 1.5]], np.float32)
+    for fn in (lambda v: lax.reduce_sum(v, (0,)), lambda v: lax.reshape(v, (3, 2)),
+               lambda v: lax.rev(v, (1,)), lambda v: lax.neg(v),
+               lambda v: lax.dynamic_slice(v, (np.int32(1), np.int32(1)), (1, 2)),
+               lambda v: lax.concatenate([v, v], 0), lambda v: lax.cumsum(v, 1)):
+        primal_out, tangent_out = jvp(fn, (x,), (t,))
+        np.testing.assert_array_equal(np.asarray(primal_out), np.asarray(fn(x)))
+        np.testing.assert_array_equal(np.asarray(tangent_out), np.asarray(fn(t)))
 
 
 # Higher-order primitives (a jaxpr among their params) need their own partial

@@ -18,13 +18,17 @@ picks one by name; ``backend="cpu"`` picks the best backend for that platform.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from minijax.config import optional_string_state
 from minijax.jaxpr import ClosedJaxpr
 
 __all__ = ["Backend", "Lowering", "Executable", "register_backend", "unregister_backend",
-           "get_backend", "backends", "default_backend", "execute", "set_executor"]
+           "get_backend", "backends", "default_backend", "execute", "set_executor",
+           "add_fallback_listener", "remove_fallback_listener", "report_fallback"]
+
+logger = logging.getLogger("minijax.backends")
 
 
 class Lowering:
@@ -175,7 +179,9 @@ def execute(executable: Executable, flat_args, device=None) -> list:
     return _executor(executable, flat_args, device)
 
 
-# --- falling back to the interpreter -------------------------------------------------
+# --- falling back to the interpreter: one hook for every backend ----------------------
+#: Called as ``listener(backend, name, reason)`` on every fallback (the tests fail a
+#: test in which a kernel ran on the interpreter unless it expects it).
 _fallback_listeners: list = []
 
 
@@ -185,13 +191,14 @@ def add_fallback_listener(fn) -> None:
 
 
 def remove_fallback_listener(fn) -> None:
+    """Stop calling ``fn`` (added by :func:`add_fallback_listener`)."""
     _fallback_listeners.remove(fn)
 
 
 def report_fallback(backend: str, name: str, reason: str) -> None:
-    """A backend that cannot lower or compile jit(name) runs it on the interpreter instead: it says so here."""
-    import logging
-    logging.getLogger("minijax.backends").debug("jit(%s) runs on the interpreter (%s backend): %s",
-                                                name, backend, reason)
+    """A backend that cannot lower or compile jit(name) runs it on the interpreter
+    instead: it says so here (a debug message on logger ``minijax.backends``, and a
+    call to each listener with ``(backend, name, reason)``)."""
+    logger.debug("%s: jit(%s) runs on the interpreter: %s", backend, name, reason)
     for fn in list(_fallback_listeners):
         fn(backend, name, reason)

@@ -60,7 +60,7 @@ from minijax.control_flow.common import (aval_mismatch_extra, batch_jaxpr, bulle
 __all__ = ["cond", "switch", "cond_p"]
 
 #: ``cond[branches=(jaxpr_0, ..., jaxpr_n-1)] index *operands``
-cond_p = Primitive("cond", multiple_results=True)
+cond_p = Primitive("cond", multiple_results=True, kind="control_flow")
 
 # ``operand=`` is the old calling convention, still accepted by JAX 0.10.
 _no_operand = object()

@@ -59,9 +59,9 @@ from minijax.control_flow.common import (batch_jaxpr, check_carry_type, debug_in
 __all__ = ["while_loop", "fori_loop", "scan", "map", "while_p", "scan_p"]
 
 #: ``while[cond_jaxpr cond_nconsts body_jaxpr body_nconsts] *cond_consts *body_consts *carry``
-while_p = Primitive("while", multiple_results=True)
+while_p = Primitive("while", multiple_results=True, kind="control_flow")
 #: ``scan[jaxpr length num_consts num_carry reverse unroll] *consts *carry *xs``
-scan_p = Primitive("scan", multiple_results=True)
+scan_p = Primitive("scan", multiple_results=True, kind="control_flow")
 
 
 def _bools_to_dims(batched) -> list:

@@ -38,7 +38,8 @@ from minijax import dtypes, lax
 from minijax.abstract_arrays import ShapedArray
 from minijax.api_util import tree_flatten, tree_unflatten
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
-from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
+from minijax.primitives import (Primitive, RuleTable, abstract_eval_rules, impl_rules,
+                                register_rule_table)
 
 __all__ = ["float0", "Zero", "JVPTrace", "JVPTracer", "jvp_rules", "jvp", "jacfwd",
            "instantiate_zeros", "zeros_like_aval", "add_tangents", "maybe_broadcast",
@@ -107,7 +108,7 @@ def instantiate_zeros(tangent):
 
 
 # --- add_any: the sum of two tangents (or, in chapter 07, of two cotangents) ----------
-add_any_p = Primitive("add_any")
+add_any_p = Primitive("add_any", kind="elementwise", linear_in=(0, 1))
 """``add_any(x, y)``: ``x + y`` for two values of one type (no broadcasting, no promotion).
 
 Tangent terms are summed with it, not with ``add``, so a jaxpr shows which
@@ -206,7 +207,7 @@ class JVPTrace(Trace):
 #: primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out).
 #: A tangent is an array of the primal's shape and tangent dtype, or a Zero.
 #: The rule runs under the parent trace, on the primals and tangents.
-jvp_rules: dict[Primitive, Callable] = {}
+jvp_rules: dict[Primitive, Callable] = register_rule_table("jvp", RuleTable())
 
 
 def _add_any_jvp(primals, tangents):
@@ -267,15 +268,22 @@ def defjvp2(primitive: Primitive, *rules):
 
 
 def deflinear(primitive: Primitive, argnums=None):
-    """``primitive`` is linear in the arguments at ``argnums`` (default: all of them).
+    """``primitive`` is linear in the arguments at ``argnums``: by default, the
+    positions it declares linear (:attr:`~minijax.primitives.Primitive.linear_in`).
 
     Its JVP applies the primitive itself to the tangents of those arguments
     (Zero tangents become real zeros) and to the *primals* of the others
     (integer indices, say). All-Zero tangents give Zero outputs.
+    :mod:`~minijax.interpreters.jvp_rules` gives this rule to every primitive
+    created with ``linear_in`` that has no rule of its own.
     """
+    if argnums is None and primitive.linear_in is None:
+        raise ValueError(f"deflinear({primitive}): {primitive} is not declared linear; "
+                         "create it with linear_in=(positions...) or pass argnums")
+
     def rule(primals, tangents, **params):
         ans = primitive.bind(*primals, **params)
-        linear = range(len(primals)) if argnums is None else argnums
+        linear = primitive.linear_argnums(len(primals)) if argnums is None else argnums
         if all(type(tangents[i]) is Zero for i in linear):
             return ans, _zero_tangents_of(ans, primitive.multiple_results)
         args = [instantiate_zeros(t) if i in linear else p
@@ -285,7 +293,10 @@ def deflinear(primitive: Primitive, argnums=None):
 
 
 def defbilinear(primitive: Primitive):
-    """``primitive(x, y)`` is linear in each argument: ``d(xy) = dx y + x dy``."""
+    """``primitive(x, y)`` is linear in each argument: ``d(xy) = dx y + x dy``.
+
+    (``mul`` and ``dot_general``, created with ``bilinear=True``.)
+    """
     defjvp(primitive,
            lambda t, x, y, **params: primitive.bind(t, y, **params),
            lambda t, x, y, **params: primitive.bind(x, t, **params))

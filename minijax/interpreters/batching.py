@@ -23,7 +23,9 @@ instead say *where* the batch axis ended up.
 
 The rules live in :mod:`minijax.interpreters.batching_rules`, built with the
 helpers of this module (:func:`defvectorized`, :func:`defbroadcasting`,
-:func:`defreducer`) as in JAX.
+:func:`defreducer`) as in JAX; :func:`defelementwise` picks between the first
+two, so that every primitive created ``kind="elementwise"`` gets its rule
+without being listed.
 
 The rest of the file is ``vmap``'s API: ``in_axes``/``out_axes`` are pytree
 *prefixes* of the arguments and outputs, the batch size is read from the
@@ -42,11 +44,12 @@ from minijax import lax
 from minijax.abstract_arrays import ShapedArray
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
 from minijax.lax.base import canonicalize_axis
+from minijax.primitives import RuleTable, register_rule_table
 from minijax.tree_util import (keystr, prefix_errors, tree_flatten, tree_flatten_with_path,
                                tree_structure, tree_unflatten)
 
 __all__ = ["vmap", "push_basis", "BatchTrace", "BatchTracer", "not_mapped", "batching_rules",
-           "defvectorized", "defbroadcasting", "defreducer", "moveaxis",
+           "defvectorized", "defbroadcasting", "defelementwise", "defreducer", "moveaxis",
            "bdim_at_front", "broadcast", "matchaxis"]
 
 #: The batch dimension of a value that is the same for every example. JAX
@@ -55,7 +58,7 @@ not_mapped = None
 
 #: primitive -> rule(batched_args, batch_dims, **params) -> (out, out_bdim);
 #: for a ``multiple_results`` primitive both are lists.
-batching_rules: dict = {}
+batching_rules: dict = register_rule_table("batching", RuleTable())
 
 
 # =============================================================================
@@ -252,6 +255,18 @@ def _broadcasting_rule(prim, args, dims, **params):
             else lax.expand_dims(x, tuple(range(_ndim(x), rank)))
             for x, d in zip(args, dims)]
     return prim.bind(*args, **params), 0
+
+
+def defelementwise(prim) -> None:
+    """Any elementwise primitive: :func:`defvectorized`'s rule when applied to one
+    operand (``sin``), :func:`defbroadcasting`'s when applied to several (``add``)."""
+    batching_rules[prim] = functools.partial(_elementwise_rule, prim)
+
+
+def _elementwise_rule(prim, args, dims, **params):
+    if len(args) == 1:
+        return _vectorized_rule(prim, args, dims, **params)
+    return _broadcasting_rule(prim, args, dims, **params)
 
 
 def defreducer(prim) -> None:

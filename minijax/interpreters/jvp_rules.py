@@ -8,7 +8,12 @@ A JVP rule says how a primitive moves a tangent: for ``y = sin(x)`` it is
   ``d_i(t_i, *primals) -> contribution``; the contributions are added
   (``defjvp2``'s also receive the output, for ``exp``'s ``t * ans``);
 - ``deflinear(prim)``: the primitive is linear, so its JVP is the primitive
-  applied to the tangents (``reshape``, ``reduce_sum``, ``gather``...);
+  applied to the tangents (``reshape``, ``reduce_sum``, ``dynamic_slice``...).
+  Nobody lists them here: every primitive *created* linear (chapter 00's
+  ``Primitive(..., linear_in=(0,))``) gets this rule at the end of this file,
+  unless a rule above says otherwise (``add`` sums its tangents with
+  ``add_any``, ``gather`` reads 0 out of bounds, ``div`` is linear only in
+  its numerator...);
 - ``defbilinear(prim)``: ``d(x y) = dx y + x dy`` (``mul``, ``dot_general``);
 - ``defjvp_zero(prim)``: piecewise constant or integer-valued (``floor``,
   ``eq``, ``argmax``): the tangent is a symbolic zero.
@@ -37,6 +42,7 @@ from minijax.lax.dot import dot_general_p  # (lax/__init__ shadows the module ``
 from minijax.interpreters.ad import (Zero, defbilinear, defjvp, defjvp2, defjvp_zero,
                                      deflinear, float0, instantiate_zeros, jvp, jvp_rules,
                                      maybe_broadcast, primal_dtype_to_tangent_dtype)
+from minijax.primitives import all_primitives
 
 # --- small helpers ---------------------------------------------------------------------------
 _SQRT_PI = float(np.sqrt(np.pi))
@@ -82,11 +88,6 @@ for _prim in (lax.sign_p, lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p,
               lax.argmax_p, lax.argmin_p, lax.reduce_and_p, lax.reduce_or_p,
               lax.reduce_xor_p, lax.stop_gradient_p):
     defjvp_zero(_prim)
-
-# --- elementwise: linear ---------------------------------------------------------------
-for _prim in (lax.neg_p, lax.real_p, lax.imag_p, lax.complex_p, lax.conj_p, lax.copy_p,
-              lax.reduce_precision_p):
-    deflinear(_prim)
 
 # --- arithmetic ------------------------------------------------------------------------------
 defjvp(lax.add_p, lambda t, x, y: t, lambda t, x, y: t)
@@ -268,16 +269,7 @@ def _convert_element_type_jvp(t, ans, x, *, new_dtype, weak_type, sharding):
 
 defjvp2(lax.convert_element_type_p, _convert_element_type_jvp)
 
-# --- structure: linear ---------------------------------------------------------------------------
-for _prim in (lax.broadcast_in_dim_p, lax.reshape_p, lax.squeeze_p, lax.transpose_p,
-              lax.rev_p, lax.concatenate_p, lax.stack_p, lax.split_p, lax.unstack_p,
-              lax.tile_p, lax.pad_p, lax.slice_p, lax.reduce_sum_p, lax.cumsum_p):
-    deflinear(_prim)
-
-deflinear(lax.dynamic_slice_p, argnums=(0,))  # the start indices are integers
-deflinear(lax.dynamic_update_slice_p, argnums=(0, 1))
-deflinear(lax.scatter_add_p, argnums=(0, 2))
-deflinear(lax.scatter_sub_p, argnums=(0, 2))
+# --- dot_general (the linear reshape, slice, reduce_sum...: at the end of the file) ----------
 defbilinear(dot_general_p)
 
 
@@ -715,3 +707,13 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
 
 
 jvp_rules[lax_linalg.svd_p] = _svd_jvp
+
+
+# --- every other linear primitive ------------------------------------------------------------
+# A primitive created with ``linear_in`` (chapter 00) states that it is linear in
+# those operands, the others being integer indices or held fixed: its JVP is the
+# primitive itself applied to the tangents there (and to the primals elsewhere).
+# The linear primitives that got a rule of their own above keep it.
+for _prim in all_primitives():
+    if _prim.linear_in is not None and _prim not in jvp_rules:
+        deflinear(_prim)

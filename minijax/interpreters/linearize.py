@@ -45,7 +45,7 @@ from minijax.interpreters.partial_eval import (DebugInfo, DynamicJaxprTrace,
                                                DynamicJaxprTracer, trace_to_jaxpr_dynamic)
 from minijax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from minijax.jit import bind_jit, jit_p, jit_params
-from minijax.primitives import Primitive
+from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["PartialVal", "JaxprTrace", "JaxprTracer", "custom_partial_eval_rules",
            "dce_rules", "partial_eval_jaxpr_nounits", "dce_jaxpr", "linearize",
@@ -123,7 +123,8 @@ class JaxprTracer(Tracer):
 #: :class:`JaxprTracer` s; a rule stages its unknown part with
 #: ``trace.default_process_primitive`` and evaluates its known part by binding
 #: under ``trace.parent``.
-custom_partial_eval_rules: dict[Primitive, Callable] = {}
+custom_partial_eval_rules: dict[Primitive, Callable] = register_rule_table(
+    "partial_eval", RuleTable())
 
 
 class JaxprTrace(Trace):
@@ -181,7 +182,7 @@ class JaxprTrace(Trace):
 # =============================================================================
 #: primitive -> rule(used_outputs, eqn) -> (used_inputs, new_eqn or None), for
 #: primitives that can drop some of their own outputs (``jit``: DCE inside).
-dce_rules: dict[Primitive, Callable] = {}
+dce_rules: dict[Primitive, Callable] = register_rule_table("dce", RuleTable())
 
 
 def _default_dce_rule(used_outputs, eqn: JaxprEqn):

@@ -41,7 +41,7 @@ from minijax.interpreters.ad import Zero, add_any_p, add_tangents, instantiate_z
 from minijax.interpreters.linearize import JaxprTrace, PartialVal, dce_jaxpr
 from minijax.interpreters.partial_eval import ShapeDtypeStruct
 from minijax.jaxpr import Literal, Var
-from minijax.primitives import Primitive
+from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["UndefinedPrimal", "is_undefined_primal", "backward_pass", "transpose_rules",
            "add_any_p", "add_jaxvals", "deflinear2", "defbilinear", "linear_transpose",
@@ -93,7 +93,7 @@ def add_jaxvals(x, y):
 #: cotangent (an array or a Zero) for each undefined input and ``None`` for the
 #: others. ``ct`` is the output's cotangent, a list for a multiple-results
 #: primitive (where some entries may be Zero).
-transpose_rules: dict[Primitive, Callable] = {}
+transpose_rules: dict[Primitive, Callable] = register_rule_table("transpose", RuleTable())
 
 
 def _zeros_for_undefined(args) -> list:
@@ -110,7 +110,13 @@ def deflinear2(primitive: Primitive, rule: Callable) -> None:
     """``primitive`` is linear; ``rule(ct, *args, **params)`` returns the input cotangents.
 
     A zero output cotangent gives zero input cotangents without calling the rule.
+    Only a primitive *created* linear (``linear_in``, chapter 00) may have one:
+    linearity is stated once, where the primitive is made, and chapter 02's
+    linear JVP rule relies on the same statement.
     """
+    if primitive.linear_in is None:
+        raise TypeError(f"deflinear2({primitive}, ...): {primitive} is not declared linear; "
+                        "create it with linear_in=(the positions in which it is linear)")
     transpose_rules[primitive] = functools.partial(_linear_transpose2, rule)
 
 
@@ -130,7 +136,11 @@ def defbilinear(primitive: Primitive, lhs_rule: Callable, rhs_rule: Callable) ->
     ``lhs_rule(ct, x, y)`` is the cotangent of an undefined ``x`` (``y`` known),
     ``rhs_rule(ct, x, y)`` that of an undefined ``y``. Both undefined: the
     product of two linear values is quadratic, and cannot be transposed.
+    The primitive must be created ``bilinear=True``.
     """
+    if not primitive.bilinear:
+        raise TypeError(f"defbilinear({primitive}, ...): {primitive} is not declared bilinear; "
+                        "create it with bilinear=True")
     transpose_rules[primitive] = functools.partial(_bilinear_transpose, lhs_rule, rhs_rule)
 
 

@@ -49,15 +49,17 @@ def const(example, value):
 
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
-                       impl: Callable, weak_type_rule: Callable | None = None
-                       ) -> Primitive:
+                       impl: Callable, weak_type_rule: Callable | None = None,
+                       **attributes) -> Primitive:
     """Create a primitive whose abstract eval is ``ShapedArray(shape_rule, dtype_rule, weak)``.
 
     Each rule is called as ``rule(*avals, **params)``. Without a
     ``weak_type_rule`` the output is weakly typed when every input is (the rule
-    for elementwise arithmetic on Python scalars).
+    for elementwise arithmetic on Python scalars). ``attributes`` say what kind
+    of primitive it is (``kind="reduction", linear_in=(0,)``): they are
+    :class:`~minijax.primitives.Primitive`'s keyword arguments.
     """
-    prim = Primitive(name)
+    prim = Primitive(name, **attributes)
     prim.cache_abstract_eval = True  # the three rules below are pure functions
     weak_type_rule = weak_type_rule or _all_weak
 
@@ -216,23 +218,29 @@ def same_shape(x, **_):
     return x.shape
 
 
-def unop(name: str, fn, family: Family, result_dtype=None, params=()):
-    """An elementwise primitive of one operand; it keeps the operand's shape and weak type."""
+def unop(name: str, fn, family: Family, result_dtype=None, params=(), **attributes):
+    """An elementwise primitive of one operand; it keeps the operand's shape and weak type.
+
+    ``attributes`` are :class:`~minijax.primitives.Primitive`'s keyword
+    arguments besides ``kind`` (always ``"elementwise"``): ``transcendental``,
+    ``linear_in``...
+    """
     def dtype_rule(x, **_):
         check_family(name, x, family)
         return x.dtype if result_dtype is None else np.dtype(result_dtype(x.dtype))
     return standard_primitive(name, same_shape, dtype_rule, numpy_impl(fn, params),
-                              weak_type_rule=lambda x, **_: x.weak_type)
+                              weak_type_rule=lambda x, **_: x.weak_type,
+                              kind="elementwise", **attributes)
 
 
 def naryop(name: str, fn, families, result_dtype=None, same_dtypes: bool = True,
-            params=()):
+            params=(), **attributes):
     """An elementwise primitive of several operands broadcasting as lax does.
 
     Operands must share one dtype (unless ``same_dtypes`` is false), taken
     from the family of their position; ``result_dtype(*avals, **params)``
     overrides the output dtype (comparisons return bool). The result is weak
-    when every operand is.
+    when every operand is. ``attributes`` as for :func:`unop`.
     """
     def dtype_rule(*avals, out_dtype=None, **_):
         for i, (aval, family) in enumerate(zip(avals, families)):
@@ -243,7 +251,7 @@ def naryop(name: str, fn, families, result_dtype=None, same_dtypes: bool = True,
             return dtypes.canonicalize_dtype(dtypes.dtype(out_dtype))
         return avals[0].dtype if result_dtype is None else np.dtype(result_dtype(*avals))
     return standard_primitive(name, broadcasting_shape_rule(name), dtype_rule,
-                              numpy_impl(fn, params))
+                              numpy_impl(fn, params), kind="elementwise", **attributes)
 
 
 # --- shapes and axes given by users ---------------------------------------------------

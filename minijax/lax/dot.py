@@ -194,7 +194,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
 
 
 dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
-                                   _dot_general_dtype_rule, _dot_general_impl)
+                                   _dot_general_dtype_rule, _dot_general_impl,
+                                   kind="dot", bilinear=True)
 
 
 # --- wrappers -------------------------------------------------------------------------------

@@ -224,12 +224,12 @@ def _pow_dtype_rule(x, y):
                     f"{x.dtype} and {y.dtype} respectively.")
 
 
-neg_p = unop("neg", np.negative, NUM)
+neg_p = unop("neg", np.negative, NUM, linear_in=(0,))
 sign_p = unop("sign", _sign_impl, NUM)
-add_p = naryop("add", np.add, [NUM, NUM])
-sub_p = naryop("sub", np.subtract, [NUM, NUM])
-mul_p = naryop("mul", _mul_impl, [NUM, NUM], params=("out_dtype",))
-div_p = naryop("div", _div_impl, [NUM, NUM])
+add_p = naryop("add", np.add, [NUM, NUM], linear_in=(0, 1))
+sub_p = naryop("sub", np.subtract, [NUM, NUM], linear_in=(0, 1))
+mul_p = naryop("mul", _mul_impl, [NUM, NUM], params=("out_dtype",), bilinear=True)
+div_p = naryop("div", _div_impl, [NUM, NUM], linear_in=(0,))
 rem_p = naryop("rem", _rem_impl, [INT_OR_FLOAT, INT_OR_FLOAT])
 max_p = naryop("max", _minmax_impl(take_max=True), [ANY, ANY])
 min_p = naryop("min", _minmax_impl(take_max=False), [ANY, ANY])
@@ -237,9 +237,10 @@ abs_p = unop("abs", np.abs, SIGNED_OR_INEXACT, result_dtype=_real_dtype)
 square_p = unop("square", np.square, NUM)
 integer_pow_p = standard_primitive(
     "integer_pow", same_shape, _integer_pow_dtype_rule,
-    numpy_impl(_integer_pow_impl, ("y",)), weak_type_rule=lambda x, **_: x.weak_type)
+    numpy_impl(_integer_pow_impl, ("y",)), weak_type_rule=lambda x, **_: x.weak_type,
+    kind="elementwise")
 pow_p = naryop("pow", lambda x, y: np.power(x, y.astype(x.dtype)), [INEXACT, NUM],
-                result_dtype=_pow_dtype_rule, same_dtypes=False)
+                result_dtype=_pow_dtype_rule, same_dtypes=False, transcendental=True)
 nextafter_p = naryop("nextafter", np.nextafter, [FLOAT, FLOAT])
 
 
@@ -389,17 +390,18 @@ def _logistic_impl(x):
     return 1 / (1 + np.exp(-x))
 
 
-exp_p = unop("exp", _in_float64(np.exp), INEXACT)
-exp2_p = unop("exp2", _in_float64(np.exp2), INEXACT)
-log_p = unop("log", _in_float64(np.log), INEXACT)
-log1p_p = unop("log1p", _in_float64(np.log1p), INEXACT)
-expm1_p = unop("expm1", _in_float64(np.expm1), INEXACT)
-logistic_p = unop("logistic", _logistic_impl, INEXACT)  # float32: underflows to 0 as XLA
-sqrt_p = unop("sqrt", np.sqrt, INEXACT)
-rsqrt_p = unop("rsqrt", _in_float64(lambda x: 1 / np.sqrt(x)), INEXACT)
+exp_p = unop("exp", _in_float64(np.exp), INEXACT, transcendental=True)
+exp2_p = unop("exp2", _in_float64(np.exp2), INEXACT, transcendental=True)
+log_p = unop("log", _in_float64(np.log), INEXACT, transcendental=True)
+log1p_p = unop("log1p", _in_float64(np.log1p), INEXACT, transcendental=True)
+expm1_p = unop("expm1", _in_float64(np.expm1), INEXACT, transcendental=True)
+# float32 logistic underflows to 0, as XLA's does
+logistic_p = unop("logistic", _logistic_impl, INEXACT, transcendental=True)
+sqrt_p = unop("sqrt", np.sqrt, INEXACT, transcendental=True)
+rsqrt_p = unop("rsqrt", _in_float64(lambda x: 1 / np.sqrt(x)), INEXACT, transcendental=True)
 # NumPy's float32 cbrt is off by an ulp even for cubes (cbrt(-27.) = -2.9999998);
 # computing in float64 gives the correctly rounded result, as XLA does.
-cbrt_p = unop("cbrt", _in_float64(np.cbrt), FLOAT)
+cbrt_p = unop("cbrt", _in_float64(np.cbrt), FLOAT, transcendental=True)
 
 
 def exp(x, *, accuracy=None):
@@ -454,19 +456,19 @@ def _atan2_impl(x, y):
     return np.arctan2(x, y)
 
 
-sin_p = unop("sin", _in_float64(np.sin), INEXACT)
-cos_p = unop("cos", _in_float64(np.cos), INEXACT)
-tan_p = unop("tan", _in_float64(np.tan), INEXACT)
-asin_p = unop("asin", _in_float64(np.arcsin), INEXACT)
-acos_p = unop("acos", _in_float64(np.arccos), INEXACT)
-atan_p = unop("atan", _in_float64(np.arctan), INEXACT)
-atan2_p = naryop("atan2", _atan2_impl, [INEXACT, INEXACT])
-sinh_p = unop("sinh", _in_float64(np.sinh), INEXACT)
-cosh_p = unop("cosh", _in_float64(np.cosh), INEXACT)
-tanh_p = unop("tanh", _in_float64(np.tanh), INEXACT)
-asinh_p = unop("asinh", _in_float64(np.arcsinh), INEXACT)
-acosh_p = unop("acosh", _in_float64(np.arccosh), INEXACT)
-atanh_p = unop("atanh", _in_float64(np.arctanh), INEXACT)
+sin_p = unop("sin", _in_float64(np.sin), INEXACT, transcendental=True)
+cos_p = unop("cos", _in_float64(np.cos), INEXACT, transcendental=True)
+tan_p = unop("tan", _in_float64(np.tan), INEXACT, transcendental=True)
+asin_p = unop("asin", _in_float64(np.arcsin), INEXACT, transcendental=True)
+acos_p = unop("acos", _in_float64(np.arccos), INEXACT, transcendental=True)
+atan_p = unop("atan", _in_float64(np.arctan), INEXACT, transcendental=True)
+atan2_p = naryop("atan2", _atan2_impl, [INEXACT, INEXACT], transcendental=True)
+sinh_p = unop("sinh", _in_float64(np.sinh), INEXACT, transcendental=True)
+cosh_p = unop("cosh", _in_float64(np.cosh), INEXACT, transcendental=True)
+tanh_p = unop("tanh", _in_float64(np.tanh), INEXACT, transcendental=True)
+asinh_p = unop("asinh", _in_float64(np.arcsinh), INEXACT, transcendental=True)
+acosh_p = unop("acosh", _in_float64(np.arccosh), INEXACT, transcendental=True)
+atanh_p = unop("atanh", _in_float64(np.arctanh), INEXACT, transcendental=True)
 
 
 def sin(x, *, accuracy=None):
@@ -540,8 +542,8 @@ def _digamma_impl(x):
     return np.where(pole, np.nan, _psi(x))
 
 
-erf_p = unop("erf", _in_float64(_scipy_special("erf")), FLOAT)
-erfc_p = unop("erfc", _in_float64(_scipy_special("erfc")), FLOAT)
+erf_p = unop("erf", _in_float64(_scipy_special("erf")), FLOAT, transcendental=True)
+erfc_p = unop("erfc", _in_float64(_scipy_special("erfc")), FLOAT, transcendental=True)
 # XLA computes float32 erf_inv with Giles' single-precision polynomials
 # ("Approximating the erfinv function", 2010), evaluated with fused
 # multiply-adds. Doing the same (each FMA emulated in float64, rounded once)
@@ -577,9 +579,10 @@ def _erf_inv_impl(x: np.ndarray) -> np.ndarray:
     return out.astype(x.dtype)
 
 
-erf_inv_p = unop("erf_inv", _erf_inv_impl, FLOAT)
-lgamma_p = unop("lgamma", _in_float64(_scipy_special("gammaln")), FLOAT)
-digamma_p = unop("digamma", _digamma_impl, FLOAT)
+erf_inv_p = unop("erf_inv", _erf_inv_impl, FLOAT, transcendental=True)
+lgamma_p = unop("lgamma", _in_float64(_scipy_special("gammaln")), FLOAT,
+                transcendental=True)
+digamma_p = unop("digamma", _digamma_impl, FLOAT, transcendental=True)
 
 
 def erf(x):
@@ -615,12 +618,12 @@ def _complex_impl(x, y):
     return out
 
 
-real_p = unop("real", np.real, COMPLEX, result_dtype=_real_dtype)
-imag_p = unop("imag", np.imag, COMPLEX, result_dtype=_real_dtype)
+real_p = unop("real", np.real, COMPLEX, result_dtype=_real_dtype, linear_in=(0,))
+imag_p = unop("imag", np.imag, COMPLEX, result_dtype=_real_dtype, linear_in=(0,))
 complex_p = naryop("complex", _complex_impl, [COMPLEX_PARTS, COMPLEX_PARTS],
-                    result_dtype=lambda x, y: _complex_dtype(x.dtype))
+                    result_dtype=lambda x, y: _complex_dtype(x.dtype), linear_in=(0, 1))
 conj_p = unop("conj", lambda x: np.conj(x).astype(_complex_dtype(x.dtype)),
-               COMPLEX_OR_PARTS, result_dtype=_complex_dtype)
+               COMPLEX_OR_PARTS, result_dtype=_complex_dtype, linear_in=(0,))
 
 
 def real(x):
@@ -832,10 +835,11 @@ _max_impl, _min_impl = _minmax_impl(take_max=True), _minmax_impl(take_max=False)
 
 select_n_p = standard_primitive(
     "select_n", _select_n_shape_rule, _select_n_dtype_rule, numpy_impl(_select_n_impl),
-    weak_type_rule=lambda which, *cases: builtins.all(c.weak_type for c in cases))
+    weak_type_rule=lambda which, *cases: builtins.all(c.weak_type for c in cases),
+    kind="elementwise", linear_in=(1, ...))
 clamp_p = standard_primitive(
     "clamp", _clamp_shape_rule, _clamp_dtype_rule,
-    numpy_impl(lambda lo, x, hi: _min_impl(_max_impl(x, lo), hi)))
+    numpy_impl(lambda lo, x, hi: _min_impl(_max_impl(x, lo), hi)), kind="elementwise")
 
 
 def select_n(which, *cases):
@@ -891,7 +895,7 @@ convert_element_type_p = standard_primitive(
     lambda x, *, new_dtype, **_: dtypes.canonicalize_dtype(new_dtype),
     _convert_impl,
     weak_type_rule=lambda x, *, weak_type, **_: weak_type,
-)
+    kind="elementwise", moves_data=True, linear_in=(0,))
 
 
 def convert_element_type(operand, new_dtype):
@@ -983,7 +987,7 @@ def _bitcast_impl(x, *, new_dtype):
 
 bitcast_convert_type_p = standard_primitive(
     "bitcast_convert_type", _bitcast_shape_rule, _bitcast_dtype_rule, _bitcast_impl,
-    weak_type_rule=lambda x, **_: False)
+    weak_type_rule=lambda x, **_: False, kind="data_movement")
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -1034,7 +1038,8 @@ def _reduce_precision_dtype_rule(x, **_):
 reduce_precision_p = standard_primitive(
     "reduce_precision", _reduce_precision_shape_rule, _reduce_precision_dtype_rule,
     numpy_impl(_reduce_precision_impl, ("exponent_bits", "mantissa_bits")),
-    weak_type_rule=lambda x, **_: x.weak_type)
+    weak_type_rule=lambda x, **_: x.weak_type,
+    kind="elementwise", moves_data=True, linear_in=(0,))
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
@@ -1053,7 +1058,8 @@ def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
 # --- copy ------------------------------------------------------------------------
 copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype,
                             lambda x: np.array(x, copy=True),
-                            weak_type_rule=lambda x: x.weak_type)
+                            weak_type_rule=lambda x: x.weak_type,
+                            kind="elementwise", moves_data=True, linear_in=(0,))
 
 
 def _array_copy(x):
@@ -1064,7 +1070,7 @@ def _array_copy(x):
 # --- stop_gradient -----------------------------------------------------------------
 stop_gradient_p = standard_primitive(
     "stop_gradient", same_shape, lambda x, **_: x.dtype, lambda x: x,
-    weak_type_rule=lambda x, **_: x.weak_type)
+    weak_type_rule=lambda x, **_: x.weak_type, kind="elementwise", moves_data=True)
 
 
 def stop_gradient(x):

@@ -155,7 +155,7 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
 
 triangular_solve_p = standard_primitive(
     "triangular_solve", _triangular_solve_shape, lambda a, b, **_: b.dtype,
-    _triangular_solve_impl)
+    _triangular_solve_impl, linear_in=(1,))
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,

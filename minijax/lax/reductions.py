@@ -90,17 +90,20 @@ def _number_dtype_rule(name: str):
 
 reduce_sum_p = standard_primitive(
     "reduce_sum", _reduce_op_shape_rule, _number_dtype_rule("reduce_sum"),
-    lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype))
+    lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype),
+    kind="reduction", linear_in=(0,))
 reduce_prod_p = standard_primitive(
     "reduce_prod", _reduce_op_shape_rule, _number_dtype_rule("reduce_prod"),
-    lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype))
+    lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype), kind="reduction")
 # np.max/np.min propagate NaN, as XLA's max/min do; ``initial`` covers empty axes.
 reduce_max_p = standard_primitive(
     "reduce_max", _reduce_op_shape_rule, _same_dtype,
-    lambda x, *, axes: np.max(x, axis=axes, initial=_max_identity(x.dtype)))
+    lambda x, *, axes: np.max(x, axis=axes, initial=_max_identity(x.dtype)),
+    kind="reduction")
 reduce_min_p = standard_primitive(
     "reduce_min", _reduce_op_shape_rule, _same_dtype,
-    lambda x, *, axes: np.min(x, axis=axes, initial=_min_identity(x.dtype)))
+    lambda x, *, axes: np.min(x, axis=axes, initial=_min_identity(x.dtype)),
+    kind="reduction")
 
 
 def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
@@ -145,7 +148,8 @@ def _bitwise_reduce_impl(ufunc, identity: Callable):
 
 def _logical_reduction(name, ufunc, identity):
     return standard_primitive(name, _reduce_logical_shape_rule, _same_dtype,
-                              _bitwise_reduce_impl(ufunc, identity), _strip_weak)
+                              _bitwise_reduce_impl(ufunc, identity), _strip_weak,
+                              kind="reduction")
 
 
 reduce_and_p = _logical_reduction("reduce_and", np.bitwise_and, _all_bits_identity)
@@ -196,10 +200,12 @@ def _argminmax_dtype_rule(comparison: str):
 # first NaN wins over everything.
 argmax_p = standard_primitive(
     "argmax", _argminmax_shape_rule, _argminmax_dtype_rule("gt"),
-    lambda x, *, axes, index_dtype: np.argmax(x, axis=axes[0]), _strip_weak)
+    lambda x, *, axes, index_dtype: np.argmax(x, axis=axes[0]), _strip_weak,
+    kind="reduction")
 argmin_p = standard_primitive(
     "argmin", _argminmax_shape_rule, _argminmax_dtype_rule("lt"),
-    lambda x, *, axes, index_dtype: np.argmin(x, axis=axes[0]), _strip_weak)
+    lambda x, *, axes, index_dtype: np.argmin(x, axis=axes[0]), _strip_weak,
+    kind="reduction")
 
 
 def argmax(operand, axis: int, index_dtype):
@@ -231,9 +237,10 @@ def _cumulative_impl(accumulate: Callable):
     return impl
 
 
-def _cumulative_primitive(name: str, accumulate: Callable):
+def _cumulative_primitive(name: str, accumulate: Callable, **attributes):
     return standard_primitive(name, _cumred_shape_rule, _number_dtype_rule(name),
-                              _cumulative_impl(accumulate), _same_weak)
+                              _cumulative_impl(accumulate), _same_weak,
+                              kind="cumulative", **attributes)
 
 
 def _logaddexp_accumulate(x, axis):
@@ -241,7 +248,8 @@ def _logaddexp_accumulate(x, axis):
     return np.logaddexp.accumulate(work, axis=axis)
 
 
-cumsum_p = _cumulative_primitive("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype))
+cumsum_p = _cumulative_primitive("cumsum", lambda x, a: np.cumsum(x, a, dtype=x.dtype),
+                                 linear_in=(0,))
 cumprod_p = _cumulative_primitive("cumprod", lambda x, a: np.cumprod(x, a, dtype=x.dtype))
 cummax_p = _cumulative_primitive("cummax", lambda x, a: np.maximum.accumulate(x, axis=a))
 cummin_p = _cumulative_primitive("cummin", lambda x, a: np.minimum.accumulate(x, axis=a))

@@ -120,7 +120,7 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
 
 broadcast_in_dim_p = standard_primitive(
     "broadcast_in_dim", _broadcast_in_dim_shape_rule, _same_dtype,
-    _broadcast_in_dim_impl, _same_weak)
+    _broadcast_in_dim_impl, _same_weak, kind="broadcast", linear_in=(0,))
 
 
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int],
@@ -174,7 +174,8 @@ def _reshape_impl(x, *, new_sizes, dimensions, sharding):
 
 
 reshape_p = standard_primitive("reshape", _reshape_shape_rule, _same_dtype,
-                               _reshape_impl, _same_weak)
+                               _reshape_impl, _same_weak,
+                               kind="data_movement", linear_in=(0,))
 
 
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
@@ -205,7 +206,8 @@ def _squeeze_shape_rule(operand, *, dimensions):
 
 squeeze_p = standard_primitive(
     "squeeze", _squeeze_shape_rule, _same_dtype,
-    lambda x, *, dimensions: np.squeeze(x, axis=dimensions), _same_weak)
+    lambda x, *, dimensions: np.squeeze(x, axis=dimensions), _same_weak,
+    kind="data_movement", linear_in=(0,))
 
 
 def squeeze(array, dimensions: Sequence[int]):
@@ -278,7 +280,8 @@ def _transpose_shape_rule(operand, *, permutation):
 
 transpose_p = standard_primitive(
     "transpose", _transpose_shape_rule, _same_dtype,
-    lambda x, *, permutation: np.transpose(x, permutation), _same_weak)
+    lambda x, *, permutation: np.transpose(x, permutation), _same_weak,
+    kind="data_movement", linear_in=(0,))
 
 
 def transpose(operand, permutation: Sequence[int]):
@@ -300,7 +303,8 @@ def _rev_shape_rule(operand, *, dimensions):
 
 
 rev_p = standard_primitive("rev", _rev_shape_rule, _same_dtype,
-                           lambda x, *, dimensions: np.flip(x, dimensions), _same_weak)
+                           lambda x, *, dimensions: np.flip(x, dimensions), _same_weak,
+                           kind="data_movement", linear_in=(0,))
 
 
 def rev(operand, dimensions: Sequence[int]):
@@ -338,7 +342,8 @@ def _same_dtypes_rule(name):
 
 concatenate_p = standard_primitive(
     "concatenate", _concatenate_shape_rule, _same_dtypes_rule("concatenate"),
-    lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+    lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    kind="data_movement", linear_in=(0, ...))
 
 
 def concatenate(operands, dimension: int):
@@ -364,7 +369,8 @@ def _stack_shape_rule(*operands, axis):
 
 
 stack_p = standard_primitive("stack", _stack_shape_rule, _same_dtypes_rule("stack"),
-                             lambda *xs, axis: np.stack(xs, axis=axis))
+                             lambda *xs, axis: np.stack(xs, axis=axis),
+                             kind="data_movement", linear_in=(0, ...))
 
 
 def stack(operands: Sequence, axis: int = 0):
@@ -375,9 +381,12 @@ def stack(operands: Sequence, axis: int = 0):
     return stack_p.bind(*operands, axis=axis)
 
 
-def multiple_results_primitive(name, abstract_eval, impl) -> Primitive:
-    """A primitive returning a list of arrays, with its own abstract eval (a list of avals)."""
-    prim = Primitive(name, multiple_results=True)
+def multiple_results_primitive(name, abstract_eval, impl, **attributes) -> Primitive:
+    """A primitive returning a list of arrays, with its own abstract eval (a list of avals).
+
+    ``attributes`` are :class:`~minijax.primitives.Primitive`'s keyword arguments.
+    """
+    prim = Primitive(name, multiple_results=True, **attributes)
     abstract_eval_rules[prim] = abstract_eval
     impl_rules[prim] = impl
     return prim
@@ -397,7 +406,8 @@ def _split_impl(x, *, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
-split_p = multiple_results_primitive("split", _split_abstract_eval, _split_impl)
+split_p = multiple_results_primitive("split", _split_abstract_eval, _split_impl,
+                                     kind="data_movement", linear_in=(0,))
 
 
 def split(operand, sizes: Sequence[int], axis: int = 0):
@@ -416,7 +426,8 @@ def _unstack_abstract_eval(operand, *, axis):
 
 unstack_p = multiple_results_primitive(
     "unstack", _unstack_abstract_eval,
-    lambda x, *, axis: [np.take(x, i, axis=axis) for i in range(x.shape[axis])])
+    lambda x, *, axis: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
+    kind="data_movement", linear_in=(0,))
 
 
 def unstack(x, axis: int = 0):
@@ -433,7 +444,8 @@ def _tile_shape_rule(x, *, reps):
 
 
 tile_p = standard_primitive("tile", _tile_shape_rule, _same_dtype,
-                            lambda x, *, reps: np.tile(x, reps), _same_weak)
+                            lambda x, *, reps: np.tile(x, reps), _same_weak,
+                            kind="data_movement", linear_in=(0,))
 
 
 def tile(operand, reps: Sequence[int]):
@@ -488,7 +500,8 @@ def _pad_impl(x, padding_value, *, padding_config):
     return out[crop]
 
 
-pad_p = standard_primitive("pad", _pad_shape_rule, _pad_dtype_rule, _pad_impl)
+pad_p = standard_primitive("pad", _pad_shape_rule, _pad_dtype_rule, _pad_impl,
+                           kind="data_movement", linear_in=(0, 1))
 
 
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
@@ -524,7 +537,8 @@ def _iota_impl(*, dtype, shape, dimension, sharding):
                                          for i in range(len(shape))]), shape)
 
 
-iota_p = standard_primitive("iota", _iota_shape_rule, _iota_dtype_rule, _iota_impl)
+iota_p = standard_primitive("iota", _iota_shape_rule, _iota_dtype_rule, _iota_impl,
+                            kind="broadcast")
 
 
 def iota(dtype, size: int):

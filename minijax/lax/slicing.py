@@ -96,7 +96,7 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 slice_p = standard_primitive("slice", _slice_shape_rule, lambda x, **_: x.dtype,
-                             _slice_impl, _first_weak)
+                             _slice_impl, _first_weak, kind="data_movement", linear_in=(0,))
 
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],
@@ -195,7 +195,7 @@ def _dynamic_slice_impl(x, *start_indices, slice_sizes):
 
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_shape_rule,
                                      _dynamic_slice_dtype_rule, _dynamic_slice_impl,
-                                     _first_weak)
+                                     _first_weak, kind="data_movement", linear_in=(0,))
 
 
 def _dynamic_update_slice_shape_rule(operand, update, *start_indices):
@@ -225,7 +225,8 @@ def _dynamic_update_slice_impl(x, update, *start_indices):
 
 dynamic_update_slice_p = standard_primitive(
     "dynamic_update_slice", _dynamic_update_slice_shape_rule,
-    _dynamic_update_slice_dtype_rule, _dynamic_update_slice_impl)
+    _dynamic_update_slice_dtype_rule, _dynamic_update_slice_impl,
+    kind="data_movement", linear_in=(0, 1))
 
 
 def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
@@ -616,7 +617,8 @@ def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
 
 
 gather_p = standard_primitive("gather", _gather_shape_rule, _gather_dtype_rule,
-                              _gather_impl, _first_weak)
+                              _gather_impl, _first_weak,
+                              kind="data_movement", linear_in=(0,))
 
 
 def _default_fill_value(dtype):
@@ -774,15 +776,18 @@ def _set(out, index, values):
     out[index] = values  # duplicates: the last one wins (XLA leaves the order open)
 
 
-def _scatter_primitive(name: str, combine: Callable):
+def _scatter_primitive(name: str, combine: Callable, **attributes):
     return standard_primitive(name, _scatter_shape_rule, _scatter_dtype_rule,
-                              _scatter_rule(combine), _first_weak)
+                              _scatter_rule(combine), _first_weak, **attributes)
 
 
-scatter_p = _scatter_primitive("scatter", _set)
-scatter_add_p = _scatter_primitive("scatter-add", np.add.at)
-scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract.at)
-scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply.at)
+# Plain scatter only moves values; the others combine them (arithmetic).
+# ``scatter(operand, indices, updates)`` is linear in the operand and the
+# updates together; scatter-mul in the operand, for fixed updates.
+scatter_p = _scatter_primitive("scatter", _set, kind="data_movement", linear_in=(0, 2))
+scatter_add_p = _scatter_primitive("scatter-add", np.add.at, linear_in=(0, 2))
+scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract.at, linear_in=(0, 2))
+scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply.at, linear_in=(0,))
 scatter_min_p = _scatter_primitive("scatter-min", np.minimum.at)
 scatter_max_p = _scatter_primitive("scatter-max", np.maximum.at)
 

@@ -58,7 +58,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     return [np.take_along_axis(op, perm, axis=dimension) for op in operands]
 
 
-sort_p = multiple_results_primitive("sort", _sort_abstract_eval, _sort_impl)
+sort_p = multiple_results_primitive("sort", _sort_abstract_eval, _sort_impl, kind="sort")
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
@@ -130,7 +130,8 @@ def _top_k_impl(x, *, k, axis):
     return [np.take_along_axis(x, idx, axis=axis), idx.astype(np.int32)]
 
 
-top_k_p = multiple_results_primitive("top_k", _top_k_abstract_eval, _top_k_impl)
+top_k_p = multiple_results_primitive("top_k", _top_k_abstract_eval, _top_k_impl,
+                                     kind="sort")
 
 
 def top_k(operand, k: int, *, axis: int = -1):

@@ -28,8 +28,8 @@ from __future__ import annotations
 from minijax.config import bool_state as _bool_state
 from minijax.config import config as _config
 from minijax.config import int_state as _int_state
-from minijax.devices import (_cpu_devices, devices_initialized, set_cpu_device_count_hook,
-                             set_transfer_hook)
+from minijax.devices import _cpu_devices, devices_initialized, set_cpu_device_count_hook
+from minijax.transfers import set_transfer_hook
 from minijax import dispatch as _dispatch
 from minijax.backends import registry as _registry
 from minijax.runtime import executor

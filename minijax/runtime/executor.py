@@ -7,7 +7,7 @@ work                   hook (chapter)                          what runs on the 
 =====================  ======================================  ========================
 an eager primitive     ``dispatch.set_executor`` (00)          its NumPy impl rule
 a jitted call          ``registry.set_executor`` (06)          the compiled executable
-``device_put``         ``devices.set_transfer_hook`` (00)      a copy of the data
+``device_put``         ``transfers.set_transfer_hook`` (00)    a copy of the data
 =====================  ======================================  ========================
 
 Each does the same three things on the Python thread: (1) find the output

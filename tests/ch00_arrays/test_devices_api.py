@@ -1,4 +1,7 @@
-"""The device API of the ``jax`` namespace (chapter 00: one CPU device, synchronous)."""
+"""The device API of the ``jax`` namespace (chapter 00: one CPU device, synchronous).
+
+Device queries live in ``minijax.devices``, data movement in ``minijax.transfers``.
+"""
 from collections import namedtuple
 
 import numpy as np
@@ -9,6 +12,7 @@ import importlib
 
 # the module (``minijax.devices`` itself is the function, as ``jax.devices`` is)
 D = importlib.import_module("minijax.devices")
+T = importlib.import_module("minijax.transfers")  # device_put, device_get, block_until_ready
 from minijax.array import Array
 
 # expected values from JAX 0.10.2
@@ -38,34 +42,34 @@ def test_unknown_backend_errors():
     (np.uint64(1), np.uint32, False), (np.arange(3.), np.float32, False),
 ])
 def test_device_put_leaves(value, dtype, weak):
-    out = D.device_put(value, D.devices()[0])
+    out = T.device_put(value, D.devices()[0])
     assert isinstance(out, Array) and out.dtype == dtype and out.aval.weak_type == weak
     np.testing.assert_array_equal(np.asarray(out), np.asarray(value).astype(dtype))
 
 
 def test_device_put_pytrees():
     P = namedtuple("P", "a b")
-    out = D.device_put([1, (2.0, {"a": np.ones(2)}), None, P(1, 2.0)])
+    out = T.device_put([1, (2.0, {"a": np.ones(2)}), None, P(1, 2.0)])
     assert out[0].aval.weak_type and out[1][0].dtype == np.float32
     assert out[1][1]["a"].dtype == np.float32 and not out[1][1]["a"].aval.weak_type
     assert out[2] is None and isinstance(out[3], P) and out[3].b.dtype == np.float32
     x = jnp.ones(3)
-    assert D.device_put(x) is x
+    assert T.device_put(x) is x
 
 
 def test_device_put_errors():
     with pytest.raises(TypeError, match="Argument 's' of type <class 'str'> is not a valid JAX type"):
-        D.device_put("s")
+        T.device_put("s")
     with pytest.raises(TypeError, match="Cannot interpret value of type <class 'object'>"):
-        D.device_put(object())
+        T.device_put(object())
 
 
 def test_device_get_and_block():
     tree = {"a": jnp.arange(3.0), "b": 1, "c": (jnp.float32(2),), "d": np.ones(2), "e": "s"}
-    got = D.device_get(tree)
+    got = T.device_get(tree)
     assert type(got["a"]) is np.ndarray and got["a"].dtype == np.float32
     assert got["b"] == 1 and type(got["b"]) is int and got["e"] == "s"
     assert type(got["c"][0]) is np.ndarray and got["c"][0].shape == ()
     assert got["d"].dtype == np.float64
-    assert type(D.device_get(np.float64(1.0))) is np.ndarray
-    assert D.block_until_ready(tree) is tree and D.block_until_ready(3) == 3
+    assert type(T.device_get(np.float64(1.0))) is np.ndarray
+    assert T.block_until_ready(tree) is tree and T.block_until_ready(3) == 3

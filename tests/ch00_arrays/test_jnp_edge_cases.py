@@ -12,7 +12,7 @@ f32 = np.float32
 
 
 @pytest.fixture(params=["eager", "jit"])
-def run(request):
+def run(request, jit_backend):
     return (lambda f: f) if request.param == "eager" else minijax.jit
 
 

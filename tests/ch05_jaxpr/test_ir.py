@@ -263,7 +263,7 @@ ROUND_TRIPS = [
 
 @pytest.mark.parametrize("fun, args, reference", [c[1:] for c in ROUND_TRIPS],
                          ids=[c[0] for c in ROUND_TRIPS])
-def test_eval_jaxpr_matches_numpy(fun, args, reference):
+def test_eval_jaxpr_matches_numpy(fun, args, reference, jit_backend):
     closed = make_jaxpr(fun)(*args)
     flat_args, _ = tree_flatten(args)
     outs = eval_jaxpr(closed.jaxpr, closed.consts, *flat_args)

@@ -26,7 +26,8 @@ X, Y = jnp.ones((2, 3)), jnp.ones(3)
 
 
 @pytest.fixture
-def stages():
+def stages(jit_backend):
+    """Traced, lowered and compiled on the test's backend: its tests run on both."""
     traced = jit(f).trace(X, ShapeDtypeStruct((3,), jnp.float32))
     lowered = traced.lower()
     return traced, lowered, lowered.compile()
@@ -122,7 +123,7 @@ def test_compiled_called_with_other_types(stages, args, message):
     assert str(info.value) == message
 
 
-def test_compiled_with_keyword_arguments_and_static_args():
+def test_compiled_with_keyword_arguments_and_static_args(jit_backend):
     compiled = jit(lambda x, n: x * n).lower(1.0, n=3).compile()
     assert str(compiled.in_tree) == "PyTreeDef(((*,), {'n': *}))"
     assert compiled(2.0, n=3) == 6.0
@@ -140,7 +141,7 @@ def test_compiled_cannot_be_transformed(stages):
         vmap(compiled)(jnp.ones((5, 2, 3)), jnp.ones((5, 3)))
 
 
-def test_out_info_weak_types():
+def test_out_info_weak_types(jit_backend):
     # expected values from JAX 0.10.2: Traced keeps weak types, Lowered/Compiled do not
     double = jit(lambda x: x * 2)
     assert repr(double.trace(1.0).out_info) == \

@@ -17,6 +17,9 @@ from minijax.interpreters.ad import jvp
 from minijax.interpreters.batching import vmap
 from minijax.jit import clear_caches, jit
 
+#: Every test runs jitted code: on both backends (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("jit_backend")
+
 
 class Counter:
     def __init__(self):

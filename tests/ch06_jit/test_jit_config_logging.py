@@ -65,17 +65,17 @@ def test_enable_x64_is_refused():
     config.update("jax_enable_x64", False)  # allowed: it is already off
 
 
-def test_later_chapters_add_options(jit_backend):
+def test_later_chapters_add_options():
     """How chapter 09 or 11 add theirs: a state object, read by attribute."""
-    flag = bool_state(f"minijax_test_flag_{jit_backend}", False, "A test option.")
-    count = int_state(f"minijax_test_count_{jit_backend}", 3, "A test count.")
-    assert getattr(config, f"minijax_test_flag_{jit_backend}") is False and count.value == 3
-    config.update(f"minijax_test_count_{jit_backend}", 4)
-    assert config.read(f"minijax_test_count_{jit_backend}") == 4
+    flag = bool_state("minijax_test_flag_ch06", False, "A test option.")
+    count = int_state("minijax_test_count_ch06", 3, "A test count.")
+    assert config.minijax_test_flag_ch06 is False and count.value == 3
+    config.update("minijax_test_count_ch06", 4)
+    assert config.read("minijax_test_count_ch06") == 4
     with flag(True):
         assert flag.value is True
     with pytest.raises(Exception, match="already defined"):
-        bool_state(f"minijax_test_flag_{jit_backend}", False, "again")
+        bool_state("minijax_test_flag_ch06", False, "again")
 
 
 def _run_with_env(env: dict, code: str) -> subprocess.CompletedProcess:
@@ -120,7 +120,7 @@ def test_log_compiles_lines(caplog, jit_backend):
     ]
 
 
-def test_without_log_compiles_the_lines_are_debug(caplog):
+def test_without_log_compiles_the_lines_are_debug(caplog, jit_backend):
     caplog.set_level(logging.DEBUG)
     jit(lambda x, y: x * y)(1.0, jnp.ones(2))
     levels = {r.levelname for r in caplog.records}
@@ -138,7 +138,7 @@ def test_tracing_under_a_transformation_is_not_logged(caplog):
 
 
 # --- leaked tracers -------------------------------------------------------------------------------
-def test_check_tracer_leaks_reports_the_leak():
+def test_check_tracer_leaks_reports_the_leak(jit_backend):
     store = []
     with checking_leaks():
         with pytest.raises(Exception) as info:
@@ -154,7 +154,7 @@ def test_check_tracer_leaks_reports_the_leak():
         assert jit(lambda x: x * 3)(3.0) == 9.0  # no leak, no error
 
 
-def test_leaked_tracer_used_later():
+def test_leaked_tracer_used_later(jit_backend):
     store = []
 
     @jit
@@ -183,7 +183,7 @@ def test_leaked_tracer_used_later():
         jit(lambda y: y)(store[0])
 
 
-def test_leaked_tracer_message_names_the_function():
+def test_leaked_tracer_message_names_the_function(jit_backend):
     store = []
 
     def leak(x):

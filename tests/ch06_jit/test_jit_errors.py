@@ -227,7 +227,7 @@ def test_tracer_errors_are_jax_error_classes():
         jit(to_numpy)(1.)
 
 
-def test_two_fixes_for_a_value_branch():
+def test_two_fixes_for_a_value_branch(jit_backend):
     """JAX's advice: make the argument static, or make the branch a value (``jnp.where``)."""
     assert jit(pos, static_argnums=0)(-2.) == 2.
     np.testing.assert_allclose(jit(lambda x: jnp.where(x > 0, x, -x))(jnp.array([-2., 3.])),

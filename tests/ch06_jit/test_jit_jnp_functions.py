@@ -576,7 +576,7 @@ def test_printed_jaxpr_matches_jax(name, make, expected):
     ("clip_max_only", X3, lambda: [np.minimum(X3, 1.0)]),
     ("flip_fliplr", M33, lambda: [M33[::-1, ::-1], M33[:, ::-1]]),
 ])
-def test_staged_programs_compute_the_eager_values(name, arg, want):
+def test_staged_programs_compute_the_eager_values(name, arg, want, jit_backend):
     make = next(make for n, make, _ in CASES if n == name)
     for staged, expected in zip(jaxpr_as_fun(make())(arg), want()):
         np.testing.assert_allclose(staged, expected, rtol=1e-6)
@@ -590,7 +590,7 @@ def test_eager_calls_do_not_trace():
     np.testing.assert_allclose(jnp.pad(X3, [(1, 2)]), np.pad(X3, [(1, 2)]))
 
 
-def test_list_static_arguments_are_accepted_under_jit():
+def test_list_static_arguments_are_accepted_under_jit(jit_backend):
     """Static lists (a pad width) become tuples, as JAX's public functions make them."""
     out = jit(lambda x: jnp.pad(x, [(1, 2)]))(X3)
     np.testing.assert_allclose(out, np.pad(X3, [(1, 2)]))

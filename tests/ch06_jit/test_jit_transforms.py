@@ -13,6 +13,9 @@ from minijax.interpreters.ad import jacfwd, jvp
 from minijax.interpreters.batching import vmap
 from minijax.jit import jit
 
+#: Every test runs jitted code: on both backends (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("jit_backend")
+
 
 def f(x, y):
     return jnp.sin(x) * y + jnp.exp(-x * y)

@@ -56,7 +56,7 @@ def test_gradients_equal_the_uncheckpointed_ones(policy):
 
 
 @per_element_derivatives
-def test_checkpoint_under_transformations(transform):
+def test_checkpoint_under_transformations(transform, jit_backend):
     xs = np.array([0.1, 0.5, 1.0], np.float32)
     out = np.asarray(transform(checkpoint(sin_sin))(xs))
     expected = np.asarray(transform(sin_sin)(xs))
@@ -113,7 +113,7 @@ def test_closed_over_tracer():
     assert float(jax.grad(outer)(0.5)) == pytest.approx(2 * np.cos(1.0), rel=1e-6)
 
 
-def test_static_argnums():
+def test_static_argnums(jit_backend):
     @jax.jit
     def f(x):
         return checkpoint(lambda x, flip: -x if flip else x, static_argnums=1)(x, True)

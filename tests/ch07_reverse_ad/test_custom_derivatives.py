@@ -66,7 +66,7 @@ def test_custom_jvp_rule_is_used_by_grad():
 
 
 @per_element_derivatives
-def test_custom_jvp_under_transformations(transform):
+def test_custom_jvp_under_transformations(transform, jit_backend):
     out = np.asarray(transform(log1pexp)(XS))
     diag = np.diagonal(out) if out.ndim == 2 else out
     np.testing.assert_allclose(diag, LOG1PEXP_GRADS, rtol=1e-6)
@@ -435,7 +435,7 @@ def test_custom_vjp_value_is_the_function():
     lambda f: jax.jit(jax.grad(f)),
     lambda f: jax.grad(jax.jit(f)),
 ], ids=["grad", "jit_grad", "grad_jit"])
-def test_custom_vjp_bwd_is_used(transform):
+def test_custom_vjp_bwd_is_used(transform, jit_backend):
     # bwd clips the incoming cotangent 10 cos x: 1 at 0.3, where the true derivative is 9.55
     assert float(transform(clipped)(0.3)) == 1.0
     assert float(transform(clipped)(1.5)) == pytest.approx(10 * np.cos(1.5), rel=1e-5)
@@ -451,7 +451,7 @@ def test_custom_vjp_under_vmap():
                                rtol=1e-5)
 
 
-def test_custom_vjp_in_scan_under_grad():
+def test_custom_vjp_in_scan_under_grad(jit_backend):
     xs = np.array([0.3, 1.5, 3.0], np.float32)
     grads = jax.grad(lambda x: jax.lax.scan(lambda c, x: (c + clipped(x), None), 0., x)[0])(xs)
     np.testing.assert_allclose(grads, np.clip(10 * np.cos(xs), -1, 1), rtol=1e-5)

@@ -381,7 +381,7 @@ def test_higher_derivatives_of_weak_scalars_stay_weak():
     assert primal.weak_type and tangent.weak_type
 
 
-def test_printed_tracers_under_grad_are_jaxs(capsys):
+def test_printed_tracers_under_grad_are_jaxs(capsys, jit_backend):
     # expected text from JAX 0.10.2
     def f(x):
         print(x)

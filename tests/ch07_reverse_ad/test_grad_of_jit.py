@@ -210,7 +210,7 @@ def close(x, y):
     np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6)
 
 
-def test_values():
+def test_values(jit_backend):
     d_f1 = lambda x: -np.cos(np.cos(x)) * np.sin(x)  # noqa: E731
     close(grad(jit(f1))(3.0), d_f1(3.0))
     close(jit(grad(f1))(3.0), d_f1(3.0))

@@ -17,7 +17,7 @@ def _grads(f, *args):
 
 
 @pytest.mark.parametrize("jitted", [False, True])
-def test_derivatives_at_the_kinks_are_jaxs(jitted):
+def test_derivatives_at_the_kinks_are_jaxs(jitted, jit_backend):
     # expected values from JAX 0.10.2; the formulas' own derivatives differ there
     # (max(x, 0) splits the tie: relu'(0) = 0.5; the stable logaddexp gives 0 and 1)
     wrap = jax.jit if jitted else (lambda f: f)
@@ -46,7 +46,7 @@ def test_sinc_derivatives_at_zero_are_its_maclaurin_coefficients():
                                / (np.pi * 0.5 ** 2), rtol=1e-5)
 
 
-def test_log1mexp_derivative_is_one_over_expm1():
+def test_log1mexp_derivative_is_one_over_expm1(jit_backend):
     x = np.array([0.01, 0.5, 3.0], np.float32)
     grads = jax.vmap(jax.grad(jax.nn.log1mexp))(x)
     np.testing.assert_allclose(np.asarray(grads), 1 / np.expm1(x.astype(np.float64)), rtol=1e-5)
@@ -177,7 +177,7 @@ def test_printed_jaxprs_are_jaxs():
     assert str(jax.make_jaxpr(jnp.sinc)(1.0)) == SINC_JAXPR
 
 
-def test_keyword_arguments_reach_the_function():
+def test_keyword_arguments_reach_the_function(jit_backend):
     # as JAX 0.10.2: relu(x=...) and its derivative at 0 is still 0
     np.testing.assert_array_equal(np.asarray(jax.nn.relu(x=jnp.array([-1.0, 2.0]))), [0.0, 2.0])
     assert float(jax.grad(lambda v: jax.nn.relu(x=v))(0.0)) == 0.0

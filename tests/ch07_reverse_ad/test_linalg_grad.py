@@ -89,7 +89,7 @@ def test_grad_against_finite_differences(name):
     check_grad(f, f_np, x)
 
 
-def test_grad_of_solve_under_jit():
+def test_grad_of_solve_under_jit(jit_backend):
     g = minijax.jit(minijax.grad(lambda a: jnp.linalg.det(a)))(A)
     np.testing.assert_allclose(g, np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-4)
 

@@ -69,7 +69,7 @@ def _numeric_grad(f, x, eps=1e-3):
 
 @pytest.mark.parametrize("f", FUNS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("x", POINTS)
-def test_jvp_and_grad_match_finite_differences(f, x):
+def test_jvp_and_grad_match_finite_differences(f, x, jit_backend):
     expected = _numeric_grad(f, x)
     _, t = minijax.jvp(f, (np.float32(x),), (np.float32(1.),))
     np.testing.assert_allclose(float(t), expected, rtol=2e-2, atol=2e-3)
@@ -79,7 +79,7 @@ def test_jvp_and_grad_match_finite_differences(f, x):
 
 
 @pytest.mark.parametrize("f", FUNS, ids=lambda f: f.__name__)
-def test_vmap_matches_stacking(f):
+def test_vmap_matches_stacking(f, jit_backend):
     xs = np.array([0.1, 0.4, 0.6, 1.2], np.float32)
     expected = np.stack([np.asarray(f(x)) for x in xs])
     np.testing.assert_allclose(np.asarray(minijax.vmap(f)(xs)), expected, rtol=1e-5)
@@ -117,7 +117,7 @@ def test_vmap_while_with_unbatched_predicate():
     np.testing.assert_allclose(np.asarray(out[1]), np.arange(4.) ** 3)
 
 
-def test_nested_vmap_of_while():
+def test_nested_vmap_of_while(jit_backend):
     steps = lambda n: lax.while_loop(lambda c: c[0] > 1, lambda c: (c[0] // 2, c[1] + 1),
                                      (n, 0))[1]
     ns = np.arange(1, 13, dtype=np.int32).reshape(3, 4)

@@ -20,6 +20,7 @@ def _check(x, expected, dtype=None, weak=None):
         assert x.weak_type == weak
 
 
+@pytest.mark.usefixtures("jit_backend")  # (an argument would fail a Hypothesis health check)
 @given(st.floats(-10, 10, width=32))
 def test_cond_matches_python_if(x):
     f = lambda x: lax.cond(x > 0, lambda x: jnp.sin(x) * 2, lambda x: jnp.cos(x) - 1, x)
@@ -88,6 +89,7 @@ def test_switch_with_one_branch_calls_it_directly():
     assert float(lax.switch(5, [lambda x: x + 1], 1.)) == 2.0
 
 
+@pytest.mark.usefixtures("jit_backend")  # (an argument would fail a Hypothesis health check)
 @given(st.integers(-2, 5), st.floats(-3, 3, width=32))
 def test_switch_under_jit_matches_python(i, x):
     branches = [jnp.sin, jnp.cos, lambda x: x * x]

@@ -12,7 +12,7 @@ from minijax import lax
 from minijax.jit import jit
 
 
-def test_scan_inference_loop_with_pytree_outputs():
+def test_scan_inference_loop_with_pytree_outputs(jit_backend):
     """A recurrent filter: per-step output is a dict, stacked leaf by leaf."""
     A = np.array([[0.9, 0.1], [-0.2, 0.8]], np.float32)
     obs = np.random.default_rng(0).normal(size=(5, 2)).astype(np.float32)
@@ -65,7 +65,7 @@ def collatz(n):
     return lax.while_loop(lambda carry: carry[0] != 1, body, (n, 0))[1]
 
 
-def test_collatz_while_loop_under_vmap():
+def test_collatz_while_loop_under_vmap(jit_backend):
     """Each lane stops at its own step: the loop runs until every lane is done."""
     ns = np.arange(1, 28, dtype=np.int32)
     expected = [_collatz_steps(int(n)) for n in ns]
@@ -74,7 +74,7 @@ def test_collatz_while_loop_under_vmap():
     assert int(collatz(np.int32(27))) == 111
 
 
-def test_pure_uses_internal_state():
+def test_pure_uses_internal_state(jit_backend):
     """The notes' example: a dict updated in a Python loop, all at trace time."""
     def pure_uses_internal_state(x):
         state = dict(even=0, odd=0)
@@ -86,7 +86,7 @@ def test_pure_uses_internal_state():
     assert [e.primitive.name for e in jaxpr.eqns] == ["add"] * 11  # the loop, unrolled
 
 
-def test_pure_function_with_internal_python_state_under_jit():
+def test_pure_function_with_internal_python_state_under_jit(jit_backend):
     """Python state that lives only inside the function is fine: it is traced away.
 
     The loop counter and the list are Python objects used while tracing; the
@@ -108,7 +108,7 @@ def test_pure_function_with_internal_python_state_under_jit():
     assert len(traces) == 1          # traced once, run three times
 
 
-def test_python_state_outside_is_frozen_at_trace_time():
+def test_python_state_outside_is_frozen_at_trace_time(jit_backend):
     """The counterpart: state read from outside is baked in when the body is traced."""
     scale = [2.]
     g = jit(lambda xs: lax.scan(lambda c, x: (c + x * scale[0], None), 0., xs)[0])

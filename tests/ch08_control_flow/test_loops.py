@@ -25,6 +25,7 @@ def _raises(exc, msg, f):
 
 
 # --- while_loop -----------------------------------------------------------------------------
+@pytest.mark.usefixtures("jit_backend")  # (an argument would fail a Hypothesis health check)
 @given(st.integers(-5, 30), st.integers(1, 4))
 def test_while_loop_matches_python(start, step):
     def py(x):
@@ -57,7 +58,7 @@ def _sqrt_newton(a):
                           lambda c: ((c[0] + a / c[0]) / 2, c[1] + 1), (a, 0))
 
 
-def test_jitted_while_loop_whose_condition_reads_outside_values():
+def test_jitted_while_loop_whose_condition_reads_outside_values(jit_backend):
     # expected values from JAX 0.10.2. The condition's constants come first among its
     # inputs: a compiled loop once bound the carry to them (wrong values, or no end).
     halve = jit(lambda a, x: lax.while_loop(lambda c: c > a, lambda c: c / 2, x))
@@ -74,7 +75,7 @@ def test_jitted_while_loop_whose_condition_reads_outside_values():
     _check(roots, [1.4142157, 3.0, 0.5]), _check(steps, [3, 5, 4], np.int32)
 
 
-def test_jitted_while_loops_nested_in_loops_with_outside_values():
+def test_jitted_while_loops_nested_in_loops_with_outside_values(jit_backend):
     # expected values from JAX 0.10.2
     def nested(a, b):  # the inner condition reads the outer carry and an argument
         def outer_body(c):
@@ -132,6 +133,7 @@ def test_while_loop_errors():
 
 
 # --- fori_loop ------------------------------------------------------------------------------
+@pytest.mark.usefixtures("jit_backend")  # (an argument would fail a Hypothesis health check)
 @given(st.integers(-3, 8), st.integers(-3, 8))
 def test_fori_loop_matches_python(lo, hi):
     def py(x):

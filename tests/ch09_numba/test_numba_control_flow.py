@@ -255,6 +255,7 @@ def _not_implemented(w, eqn, x):
     raise NotImplementedError("not today")
 
 
+@pytest.mark.numba_fallback  # a test of the fallback itself
 @pytest.mark.parametrize("lowering", [None, _not_implemented])
 def test_a_body_that_cannot_be_lowered_falls_back(monkeypatch, lowering):
     if lowering is None:

@@ -56,8 +56,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_same_values_as_jax(name):
+@pytest.mark.parametrize("name", [
+    # falls back today: jit(_uniform): unsupported: dtype float16
+    pytest.param(name, marks=pytest.mark.numba_fallback) if name == "vs_f16" else name
+    for name in sorted(CASES)])
+def test_same_values_as_jax(name, jit_backend):
     dtype, shape, values = EXPECTED[name]
     out = CASES[name]()(random.key(42), shape)
     assert out.dtype == np.dtype(dtype) and out.shape == shape
@@ -68,7 +71,7 @@ def test_same_values_as_jax(name):
         np.testing.assert_array_equal(np.asarray(out).ravel(), np.array(values, dtype))
 
 
-def test_aliases_and_legacy_keys():
+def test_aliases_and_legacy_keys(jit_backend):
     assert I.xavier_uniform is I.glorot_uniform and I.xavier_normal is I.glorot_normal
     assert I.kaiming_uniform is I.he_uniform and I.kaiming_normal is I.he_normal
     assert I.he_normal.__name__ == "he_normal"
@@ -78,7 +81,7 @@ def test_aliases_and_legacy_keys():
                                                 np.float32))
 
 
-def test_variance_scaling_statistics():
+def test_variance_scaling_statistics(jit_backend):
     w = I.he_uniform()(random.key(1), (400, 300))
     assert abs(float(jnp.std(w)) - np.sqrt(2 / 400)) < 2e-3
     w = I.glorot_normal()(random.key(2), (400, 300))

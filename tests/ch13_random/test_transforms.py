@@ -25,7 +25,7 @@ def test_key_primitives_have_every_rule(prim):
     assert prim in jvp_rules and prim in batching_rules
 
 
-def test_jit_takes_and_returns_keys():
+def test_jit_takes_and_returns_keys(jit_backend):
     @jit
     def step(key):
         key, sub = random.split(key)
@@ -74,7 +74,7 @@ def test_fold_in_batching_broadcasts_keys_and_messages():
         data(only_msgs), _loop(lambda m: data(random.fold_in(keys[0], m)), msgs))
 
 
-def test_vmap_of_seeding_and_legacy_keys():
+def test_vmap_of_seeding_and_legacy_keys(jit_backend):
     seeds = jnp.arange(6).reshape(2, 3)
     np.testing.assert_array_equal(
         data(vmap(vmap(random.key), in_axes=1)(seeds)),
@@ -102,7 +102,7 @@ def test_printed_batched_key_jaxprs():
         "  in (d,) }")
 
 
-def test_scan_carries_a_key_and_matches_the_python_loop():
+def test_scan_carries_a_key_and_matches_the_python_loop(jit_backend):
     def body(key, _):
         key, sub = random.split(key)
         return key, random.normal(sub, (2,))
@@ -116,13 +116,13 @@ def test_scan_carries_a_key_and_matches_the_python_loop():
     np.testing.assert_array_equal(ys, np.stack(expected))
 
 
-def test_vmap_of_jit_of_sampler():
+def test_vmap_of_jit_of_sampler(jit_backend):
     keys = random.split(random.key(9), 4)
     f = jit(lambda k: random.randint(k, (3,), 0, 100))
     np.testing.assert_array_equal(vmap(f)(keys), _loop(f, keys))
 
 
-def test_jvp_of_a_program_with_keys():
+def test_jvp_of_a_program_with_keys(jit_backend):
     k = random.key(0)
     primal, tangent = minijax.jvp(lambda x: x * random.uniform(k, (3,)), (2.,), (1.,))
     u = np.asarray(random.uniform(k, (3,)))

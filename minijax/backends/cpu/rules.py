@@ -58,7 +58,7 @@ from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters.ad import add_any_p
 from minijax.jaxpr import DropVar, Var
 from minijax.jit import jit_p
-from minijax.primitives import Primitive, register_rule_table
+from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["Rule", "LOWERINGS", "register", "ScalarContext", "reduction_identity",
            "register_key_lowerings"]
@@ -74,8 +74,7 @@ class Rule:
 
 
 #: Primitive -> Rule: the CPU target's lowering of each primitive.
-LOWERINGS: dict[Primitive, Rule] = {}
-register_rule_table("lowering[cpu]", LOWERINGS)
+LOWERINGS: dict[Primitive, Rule] = register_rule_table("lowering[cpu]", RuleTable())
 
 
 def register(prim: Primitive, fn: Callable, form: str, *, complex: bool = False,
