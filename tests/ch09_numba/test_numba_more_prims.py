@@ -80,6 +80,7 @@ def test_complex64_arithmetic_and_parts():
         assert out.dtype == e.dtype
         np.testing.assert_allclose(np.asarray(out), e, rtol=1e-6)
 
+
 @pytest.mark.numba_fallback  # a test of the fallback itself
 def test_complex_falls_back_cleanly_where_unsupported():
     z = np.array([1 + 2j], np.complex64)

@@ -137,6 +137,7 @@ def test_nested_jit_is_inlined_and_shapes_lowered():
     for out, exp in zip(outs, expected):
         np.testing.assert_allclose(np.asarray(out), exp, rtol=1e-6)
 
+
 @pytest.mark.numba_fallback  # a test of the fallback itself
 def test_unsupported_primitive_falls_back_to_the_interpreter(monkeypatch):
     from minijax.backends.cpu.rules import LOWERINGS
