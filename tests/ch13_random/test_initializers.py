@@ -56,10 +56,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", [
-    # falls back today: jit(_uniform): unsupported: dtype float16
-    pytest.param(name, marks=pytest.mark.numba_fallback) if name == "vs_f16" else name
-    for name in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_same_values_as_jax(name, jit_backend):
     dtype, shape, values = EXPECTED[name]
     out = CASES[name]()(random.key(42), shape)

@@ -27,16 +27,9 @@ KEYS_AND_BITS = {"split", "split3", "split2x2", "split_tree", "fold_in", "fold_s
                  "bits_u8", "bits_u16", "bits_scalar", "vmap_bits", "vmap_split", "vmap_fold_in",
                  "vmap_key", "vmap_axis1", "scan_fold_in", "fori_split"}
 
-#: Numba does not lower float16 yet: these draws' kernels run on the interpreter.
-FLOAT16 = {"uniform_f16", "normal_f16"}
-
-
 def _draws(table: dict, *, jitted: bool) -> list:
-    """The draws of ``table`` that call a sampler (``jitted``) or not, marked where
-    they fall back."""
-    # falls back today: jit(_uniform), jit(_normal): unsupported: dtype float16
-    return [pytest.param(d, marks=pytest.mark.numba_fallback) if d in FLOAT16 else d
-            for d in table if (d not in KEYS_AND_BITS) == jitted]
+    """The draws of ``table`` that call a sampler (``jitted``) or not."""
+    return [d for d in table if (d not in KEYS_AND_BITS) == jitted]
 
 
 def _key(name):
@@ -142,7 +135,6 @@ def test_jit_gives_the_eager_bits(jit_backend):
                          jax_values.EXACT["key0"]["permutation"])
 
 
-@pytest.mark.numba_fallback  # falls back today: jit(_normal): unsupported: dtype float16
 def test_dtypes_of_draws(jit_backend):
     k = random.key(0)
     assert random.uniform(k).dtype == np.float32 and not random.uniform(k).weak_type

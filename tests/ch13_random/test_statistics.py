@@ -43,7 +43,6 @@ def test_mean_and_variance(name, draw, mean, var):
     assert abs(x.var() / var - 1) < 0.03, (name, x.var(), var)
 
 
-@pytest.mark.numba_fallback  # falls back today: jit(_uniform): unsupported: dtype float16
 def test_uniform_range_and_float16():
     x = np.asarray(random.uniform(KEY, (N,), minval=3., maxval=4.))
     assert x.min() >= 3. and x.max() < 4.

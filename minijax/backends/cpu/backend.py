@@ -29,10 +29,11 @@ import logging
 
 import numpy as np
 
+from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu.rules import LOWERINGS
-from minijax.backends.cpu.syntax import is_threefry_key
+from minijax.backends.cpu.syntax import is_half, is_threefry_key
 from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option, is_cached
 from minijax.backends.cpu.writer import (entry_name, generate_source, imported_helpers_text,
                                          kernel_outputs)
@@ -63,20 +64,35 @@ class CpuTarget(Target):
         rule = LOWERINGS.get(eqn.primitive)
         if rule is None:
             return eqn.primitive.name
-        dtypes = [a.aval.dtype for a in [*eqn.invars, *eqn.outvars]]
-        if not rule.complex and any(isinstance(d, np.dtype) and d.kind == "c" for d in dtypes):
+        avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
+        if not rule.complex and any(isinstance(a.dtype, np.dtype) and a.dtype.kind == "c"
+                                    for a in avals):
             return f"{eqn.primitive.name} on complex numbers"
+        if any(is_half(a.dtype) for a in avals) and not self._half_ok(eqn, rule, avals):
+            return f"{eqn.primitive.name} on float16"
         return None
 
+    @staticmethod
+    def _half_ok(eqn, rule, avals) -> bool:
+        """float16 values are float32 variables in a loop nest (any scalar rule
+        takes them) and bits (uint16) in memory: a call must only move bits, on
+        arrays (``bitcast_convert_type`` converts scalars itself)."""
+        if rule.form == "scalar":
+            return True
+        if rule.form != "call" or not rule.bits:
+            return False
+        return eqn.primitive is lax.bitcast_convert_type_p or all(
+            a.shape for a in avals if is_half(a.dtype))
+
     def dtype_problem(self, dtype) -> str | None:
-        """bool, integers, float32/float64 and complex (float16 and bfloat16: not yet)."""
-        ok = dtype.kind in "biufc" and not (dtype.kind == "f" and dtype.itemsize < 4)
+        """bool, integers, float16/32/64 and complex (bfloat16 and float8: not yet)."""
+        ok = dtype.kind in "biufc" and not (dtype.kind == "f" and dtype.itemsize < 2)
         return None if ok else f"dtype {dtype}"
 
     def extended_problem(self, dtype, eqns) -> str | None:
-        """Threefry keys, as long as only rules marked ``keys`` touch them: the
+        """Threefry keys, as long as only rules marked ``bits`` touch them: the
         kernel holds their key data, a uint32 array with a trailing axis of 2."""
-        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].keys for e in eqns
+        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits for e in eqns
                                           if e.primitive in LOWERINGS):
             return None
         return f"dtype {dtype}"
@@ -127,6 +143,8 @@ def _prepare(x, aval):
         return value
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
+    if is_half(aval.dtype):  # the kernel takes float16's bits (see ``syntax``)
+        value = np.asarray(value).view(np.uint16)
     if not aval.shape:
         return value[()]
     value = np.ascontiguousarray(value)
@@ -177,6 +195,8 @@ class NumbaExecutable(Executable):
                 value = results[k]
                 if is_threefry_key(aval.dtype):  # the kernel computed key data
                     value = _as_keys(value, aval)
+                elif is_half(aval.dtype):  # the kernel computed float16's bits
+                    value = np.asarray(value, dtype=np.uint16).view(np.float16)
                 elif not isinstance(value, np.ndarray):
                     value = np.asarray(value, dtype=aval.dtype)
                 outs.append(Array(aval, Buffer(value)))

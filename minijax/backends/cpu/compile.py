@@ -45,7 +45,7 @@ import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
 
 from minijax.backends.cpu.helpers import helper_library_source, use_helper_library  # noqa: E402
-from minijax.backends.cpu.syntax import is_threefry_key  # noqa: E402
+from minijax.backends.cpu.syntax import is_half, is_threefry_key  # noqa: E402
 from minijax.config import optional_string_state  # noqa: E402
 
 
@@ -200,7 +200,7 @@ def forget(mod_name: str) -> None:
 def _numba_type(aval):
     if is_threefry_key(aval.dtype):  # the key data: uint32, one more axis
         return types.Array(types.uint32, len(aval.shape) + 1, "C", readonly=True)
-    dtype = from_dtype(aval.dtype)
+    dtype = types.uint16 if is_half(aval.dtype) else from_dtype(aval.dtype)  # float16: bits
     if not aval.shape:
         return dtype
     return types.Array(dtype, len(aval.shape), "C", readonly=True)

@@ -292,6 +292,56 @@ def reduce_precision_helper(dtype: np.dtype, exponent_bits: int, mantissa_bits: 
 
 
 # =============================================================================
+# float16: computed in float32, stored as its 16 bits (see syntax.py)
+# =============================================================================
+register("_f2h", '''
+def _f2h(x):
+    """float32 -> the bits of the nearest float16 (ties to even), as NumPy's astype."""
+    f = np.uint32(np.float32(x).view(np.uint32))
+    sign = np.uint16((f >> np.uint32(16)) & np.uint32(0x8000))
+    f_exp = f & np.uint32(0x7F800000)
+    f_sig = f & np.uint32(0x007FFFFF)
+    if f_exp >= np.uint32(0x47800000):  # overflow to inf, or inf / NaN
+        if f_exp == np.uint32(0x7F800000) and f_sig != np.uint32(0):
+            h = np.uint32(0x7C00) + (f_sig >> np.uint32(13))
+            return np.uint16(sign | np.uint16(h if h != np.uint32(0x7C00) else h + np.uint32(1)))
+        return np.uint16(sign | np.uint16(0x7C00))
+    if f_exp <= np.uint32(0x38000000):  # a float16 subnormal, or zero
+        if f_exp < np.uint32(0x33000000):
+            return sign
+        e = f_exp >> np.uint32(23)
+        s = np.uint32(0x00800000) + f_sig
+        s = s >> (np.uint32(113) - e)
+        if (s & np.uint32(0x3FFF)) != np.uint32(0x1000) or (f & np.uint32(0x7FF)) != np.uint32(0):
+            s = s + np.uint32(0x1000)
+        return np.uint16(sign + np.uint16(s >> np.uint32(13)))
+    h_exp = (f_exp - np.uint32(0x38000000)) >> np.uint32(13)
+    if (f_sig & np.uint32(0x3FFF)) != np.uint32(0x1000):
+        f_sig = f_sig + np.uint32(0x1000)
+    return np.uint16(sign + np.uint16(h_exp + (f_sig >> np.uint32(13))))
+''')
+register("_h2f", '''
+def _h2f(h):
+    """The float32 of the float16 whose bits are ``h`` (exact)."""
+    h = np.uint32(h)
+    sign = (h & np.uint32(0x8000)) << np.uint32(16)
+    e = h & np.uint32(0x7C00)
+    m = h & np.uint32(0x03FF)
+    if e == np.uint32(0):  # zero or subnormal: m * 2**-24, exact in float32
+        v = np.float32(m) * np.float32(5.960464477539063e-08)
+        return -v if sign else v
+    if e == np.uint32(0x7C00):  # inf or NaN
+        return np.uint32(sign | np.uint32(0x7F800000) | (m << np.uint32(13))).view(np.float32)
+    return np.uint32(sign | ((e + np.uint32(0x1C000)) << np.uint32(13)) | (m << np.uint32(13))).view(np.float32)
+''')
+register("_round_f16", '''
+def _round_f16(x):
+    """x rounded to the nearest float16, as a float32: one float16 operation's result."""
+    return _h2f(_f2h(x))
+''', calls=("_f2h", "_h2f"))
+
+
+# =============================================================================
 # Matrix products: BLAS's sgemm
 # =============================================================================
 _GEMM_PRELUDE = '''

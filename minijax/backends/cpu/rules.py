@@ -23,9 +23,12 @@ A rule has one of these *forms*, which decide where the writer calls it:
 - ``"inline"``: nested calls (``jit``, ``checkpoint``...) have no rule of their
   own: the planner replaces them by their bodies first.
 
-``complex`` and ``keys`` say whether the rule is right for complex operands
-and for threefry key data (chapter 13's keys, held in a kernel as a uint32
-array with a trailing axis of 2): the planner refuses the others.
+``complex`` and ``bits`` say whether the rule is right for complex operands
+and for values a kernel holds as raw bits: threefry key data (chapter 13's
+keys, a uint32 array with a trailing axis of 2) and float16 arrays (uint16:
+see :mod:`.syntax`); rules that only move elements are. The planner refuses
+the others. A float16 *scalar* is a float32 variable, so any scalar rule
+takes float16 operands (the writer rounds its result to float16).
 
 Semantics follow XLA, as chapter 00's impl rules do: float32 stays float32
 (:mod:`.syntax` writes every constant with its dtype), integer arithmetic
@@ -48,8 +51,8 @@ from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, 
                                           with_callees)
 from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, close_loops, copy_loops, index,
                                         open_loops, permuted_copy)
-from minijax.backends.cpu.syntax import (cast, data_shape, int_views, is_threefry_key, kind,
-                                         literal, np_dtype)
+from minijax.backends.cpu.syntax import (cast, compute_dtype, data_shape, int_views, is_half,
+                                         is_threefry_key, kind, literal, np_dtype)
 from minijax.backends.plan import eqn_header
 from minijax.checkpoint import name_p, remat_p
 from minijax.control_flow.conditionals import cond_p
@@ -70,7 +73,7 @@ class Rule:
     fn: Callable
     form: str  # "scalar", "reduction", "call" or "inline"
     complex: bool = False  # right for complex operands
-    keys: bool = False     # right for threefry key data
+    bits: bool = False     # right for raw bits: threefry key data, float16 arrays
 
 
 #: Primitive -> Rule: the CPU target's lowering of each primitive.
@@ -78,32 +81,40 @@ LOWERINGS: dict[Primitive, Rule] = register_rule_table("lowering[cpu]", RuleTabl
 
 
 def register(prim: Primitive, fn: Callable, form: str, *, complex: bool = False,
-             keys: bool = False) -> None:
+             bits: bool = False) -> None:
     """Add ``prim``'s rule; a primitive has one CPU rule, never replaced."""
     if prim in LOWERINGS:
         raise ValueError(f"{prim} already has a CPU lowering")
-    LOWERINGS[prim] = Rule(fn, form, complex, keys)
+    LOWERINGS[prim] = Rule(fn, form, complex, bits)
 
 
-def lowering(*prims: Primitive, form: str = "call", complex: bool = False, keys: bool = False):
+def lowering(*prims: Primitive, form: str = "call", complex: bool = False, bits: bool = False):
     """Decorator: ``fn`` is the rule of each of ``prims`` (see :func:`register`)."""
     def decorate(fn):
         for prim in prims:
-            register(prim, fn, form, complex=complex, keys=keys)
+            register(prim, fn, form, complex=complex, bits=bits)
         return fn
     return decorate
 
 
 class ScalarContext:
-    """What a scalar rule may ask: the equation, its dtypes, the loop index, helpers."""
+    """What a scalar rule may ask: the equation, its dtypes, the loop index, helpers.
+
+    ``out_dtype`` and ``in_dtype`` are the dtypes the kernel *computes* in: a
+    float16 value is a float32 variable (see ``syntax``), and the writer
+    rounds a float16 result; ``is_half`` says the equation involves float16.
+    """
 
     def __init__(self, eqn, helpers: set, idx=(), read=None):
         self.eqn = eqn
         self.helpers = helpers
         self.idx = list(idx)   # the loop variables of the nest (``i0``, ``i1``...)
         self.read = read       # read(atom, idx) -> one element of a value in memory
-        self.out_dtype = eqn.outvars[0].aval.dtype
-        self.in_dtype = eqn.invars[0].aval.dtype if eqn.invars else self.out_dtype
+        out = eqn.outvars[0].aval.dtype
+        self.out_dtype = compute_dtype(out) if is_half(out) else out
+        inp = eqn.invars[0].aval.dtype if eqn.invars else out
+        self.in_dtype = compute_dtype(inp) if is_half(inp) else inp
+        self.is_half = any(is_half(a.aval.dtype) for a in [*eqn.invars, *eqn.outvars])
 
     def helper(self, name: str) -> str:
         """Request helper ``name`` (and the helpers it calls); returns its name."""
@@ -240,6 +251,8 @@ _max, _min = _minmax(True), _minmax(False)
 def _integer_pow(c, x):
     """Square-and-multiply, in XLA's order, so float results round the same way."""
     y = c.eqn.params["y"]
+    if c.is_half:  # each float16 product would need its own rounding
+        raise NotImplementedError("integer_pow on float16")
     if y == 0:
         return literal(1, c.out_dtype)
     acc, base, n = None, x, abs(y)
@@ -361,6 +374,8 @@ def _pow(c, x, y):
 
 
 def _nextafter(c, x, y):
+    if c.is_half:  # the float16 neighbour, not the float32 one
+        raise NotImplementedError("nextafter on float16")
     return f"np.nextafter({x}, {y})"
 
 
@@ -613,14 +628,14 @@ def _transposed(w, x: str, aval, perm, name: str) -> str:
 # =============================================================================
 # Data movement: reshape, transpose, slices, pads, concatenation
 # =============================================================================
-@lowering(lax.reshape_p, complex=True, keys=True)
+@lowering(lax.reshape_p, complex=True, bits=True)
 def _reshape(w, eqn, x):
     if eqn.params.get("dimensions") is not None:
         raise NotImplementedError("reshape with dimensions")
     return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
 
 
-@lowering(lax.squeeze_p, complex=True, keys=True)
+@lowering(lax.squeeze_p, complex=True, bits=True)
 def _squeeze(w, eqn, x):
     return _reshape_code(w, x, eqn.invars[0].aval, eqn.outvars[0].aval.shape)
 
@@ -632,7 +647,7 @@ def _reshape_code(w, x, aval, new_shape) -> str:
     return w.reshape_code(x, aval, new_shape)
 
 
-@lowering(lax.transpose_p, complex=True, keys=True)
+@lowering(lax.transpose_p, complex=True, bits=True)
 def _transpose(w, eqn, x):
     perm = tuple(eqn.params["permutation"])
     if perm == tuple(range(len(perm))):
@@ -644,7 +659,7 @@ def _transpose(w, eqn, x):
     return None
 
 
-@lowering(lax.slice_p, complex=True, keys=True)
+@lowering(lax.slice_p, complex=True, bits=True)
 def _slice(w, eqn, x):
     strides = eqn.params["strides"] or (1,) * len(eqn.params["start_indices"])
     parts = [f"{s}:{e}" + (f":{k}" if k != 1 else "")
@@ -652,26 +667,30 @@ def _slice(w, eqn, x):
     return f"{x}[{', '.join(parts)}].copy()"
 
 
-@lowering(lax.rev_p, complex=True, keys=True)
+@lowering(lax.rev_p, complex=True, bits=True)
 def _rev(w, eqn, x):
     dims = set(eqn.params["dimensions"])
     parts = ["::-1" if d in dims else ":" for d in range(len(eqn.outvars[0].aval.shape))]
     return f"{x}[{', '.join(parts)}].copy()"
 
 
-@lowering(lax.bitcast_convert_type_p)
+@lowering(lax.bitcast_convert_type_p, bits=True)
 def _bitcast(w, eqn, x):
+    """A view of the same bits. A float16 array already is its bits (uint16) in a
+    kernel; a float16 scalar is a float32 variable, converted from or to bits."""
     old, new = eqn.invars[0].aval, eqn.outvars[0].aval
     if old.dtype.itemsize != new.dtype.itemsize:
         raise NotImplementedError("bitcast_convert_type between widths")
     if old.dtype == new.dtype:
         return x
     if not old.shape:
-        return f"np.full((1,), {x}).view({np_dtype(new.dtype)})[0]"
-    return f"{x}.view({np_dtype(new.dtype)})"
+        bits = f"{w.helper('_f2h')}({x})" if is_half(old.dtype) else x
+        value = f"np.full((1,), {bits}).view({data_shape(new)[1]})[0]"
+        return f"{w.helper('_h2f')}({value})" if is_half(new.dtype) else value
+    return f"{x}.view({data_shape(new)[1]})"
 
 
-@lowering(lax.concatenate_p, complex=True, keys=True)
+@lowering(lax.concatenate_p, complex=True, bits=True)
 def _concatenate(w, eqn, *xs):
     return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
 
@@ -755,7 +774,7 @@ def _window(starts, sizes) -> str:
     return ", ".join(f"{s}:{s} + {z}" for s, z in zip(starts, sizes))
 
 
-@lowering(lax.dynamic_slice_p, complex=True, keys=True)
+@lowering(lax.dynamic_slice_p, complex=True, bits=True)
 def _dynamic_slice(w, eqn, x, *starts):
     sizes = eqn.params["slice_sizes"]
     w.emit(f"# {w.text(eqn)}")
@@ -763,7 +782,7 @@ def _dynamic_slice(w, eqn, x, *starts):
     return f"{x}[{_window(s, sizes)}].copy()" if sizes else x
 
 
-@lowering(lax.dynamic_update_slice_p, complex=True, keys=True)
+@lowering(lax.dynamic_update_slice_p, complex=True, bits=True)
 def _dynamic_update_slice(w, eqn, x, update, *starts):
     sizes = eqn.invars[1].aval.shape
     name = w.var(eqn.outvars[0])
@@ -860,7 +879,7 @@ def _operand_index(starts, offsets, word) -> str:
     return index([_plus(s, offsets.get(d, "0")) for d, s in enumerate(starts)] + word)
 
 
-@lowering(lax.gather_p, complex=True, keys=True)
+@lowering(lax.gather_p, complex=True, bits=True)
 def _gather(w, eqn, x, idx):
     """For each batch index: the window start (clamped), then a loop over the
     window copying elements (or the fill value, for a window out of bounds in
@@ -872,7 +891,8 @@ def _gather(w, eqn, x, idx):
     if mode == "ONE_HOT" or operand.ndim == 0:
         raise NotImplementedError(f"gather with mode {mode} of a rank {operand.ndim} operand")
     fill = mode == "FILL_OR_DROP"
-    if fill and (is_threefry_key(operand.dtype) or operand.dtype.kind == "c"):
+    if fill and (is_threefry_key(operand.dtype) or operand.dtype.kind == "c"
+                 or is_half(operand.dtype)):
         raise NotImplementedError(f"gather of {operand.dtype} with mode FILL_OR_DROP")
     name = _out(w, eqn)
     w.emit(f"# {w.text(eqn)}")
@@ -1094,7 +1114,7 @@ def _at_axis(rank: int, axis: int, what: str) -> str:
     return index([what if d == axis else ":" for d in range(rank)])
 
 
-@lowering(lax.split_p, complex=True, keys=True)
+@lowering(lax.split_p, complex=True, bits=True)
 def _split(w, eqn, x):
     aval, axis = eqn.invars[0].aval, eqn.params["axis"]
     w.emit(f"# {w.text(eqn)}")
@@ -1107,7 +1127,7 @@ def _split(w, eqn, x):
     return None
 
 
-@lowering(lax.unstack_p, complex=True, keys=True)
+@lowering(lax.unstack_p, complex=True, bits=True)
 def _unstack(w, eqn, x):
     aval, axis = eqn.invars[0].aval, eqn.params["axis"]
     w.emit(f"# {w.text(eqn)}")
@@ -1119,7 +1139,7 @@ def _unstack(w, eqn, x):
     return None
 
 
-@lowering(lax.stack_p, complex=True, keys=True)
+@lowering(lax.stack_p, complex=True, bits=True)
 def _stack(w, eqn, *xs):
     out, axis = eqn.outvars[0].aval, eqn.params["axis"]
     name = _out(w, eqn)
@@ -1136,7 +1156,7 @@ def _stack(w, eqn, *xs):
     return None
 
 
-@lowering(lax.tile_p, complex=True, keys=True)
+@lowering(lax.tile_p, complex=True, bits=True)
 def _tile(w, eqn, x):
     """Output element ``i`` is ``x[i % shape]`` (``np.tile``'s layout)."""
     aval, out = eqn.invars[0].aval, eqn.outvars[0].aval
@@ -1565,12 +1585,12 @@ def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_
                            random_wrap, random_unwrap, threefry2x32) -> None:
     """Chapter 13 calls this with its primitives (made after this chapter, so
     this module cannot name them): their rules are the ones above."""
-    register(random_seed, _random_seed, "call", keys=True)
-    register(random_split, _random_split, "call", keys=True)
-    register(random_fold_in, _random_fold_in, "call", keys=True)
-    register(random_bits, _random_bits, "call", keys=True)
-    register(random_wrap, _key_data, "call", keys=True)
-    register(random_unwrap, _key_data, "call", keys=True)
+    register(random_seed, _random_seed, "call", bits=True)
+    register(random_split, _random_split, "call", bits=True)
+    register(random_fold_in, _random_fold_in, "call", bits=True)
+    register(random_bits, _random_bits, "call", bits=True)
+    register(random_wrap, _key_data, "call", bits=True)
+    register(random_unwrap, _key_data, "call", bits=True)
     register(threefry2x32, _threefry2x32, "call")
 
 

@@ -6,18 +6,42 @@ arithmetic wrap, so the kernel writer never leaves a bare literal or an
 unconverted integer result: every constant is written with its dtype's
 constructor (``np.float32(2.0)``), and integer results are cast back
 (Numba computes integers in 64 bits).
+
+**float16.** Numba has no float16 scalar type on the CPU. XLA's CPU backend
+computes a float16 operation in float32 and rounds the result to float16,
+one operation at a time (and so does NumPy); so does a kernel: a float16
+value lives in a float32 variable holding a float16 number exactly (its
+*compute* dtype, :func:`compute_dtype`), each operation's result is rounded
+to float16 (``_round_f16``), and in memory it is its 16 bits (its *storage*
+dtype, ``uint16``: :func:`data_shape`), converted on every read and write
+(``_h2f``, ``_f2h``). For +, -, *, / and sqrt, rounding the float32 result
+again to float16 gives the correctly rounded float16 result: float32 has
+more than twice float16's 11 bits of precision.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["np_dtype", "cast", "literal", "kind", "int_views", "is_threefry_key", "data_shape"]
+__all__ = ["np_dtype", "cast", "literal", "kind", "int_views", "is_threefry_key", "data_shape",
+           "is_half", "compute_dtype"]
 
 
 def np_dtype(dtype) -> str:
-    """``np.float32``, ``np.int32``, ``np.bool_``: the constructor of a dtype."""
-    dtype = np.dtype(dtype)
+    """``np.float32``, ``np.int32``, ``np.bool_``: the constructor of a dtype's
+    values in a kernel (float16's is float32: see the module docstring)."""
+    dtype = compute_dtype(dtype)
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+
+def is_half(dtype) -> bool:
+    """float16: computed in float32, stored as uint16 (see the module docstring)."""
+    return isinstance(dtype, np.dtype) and dtype == np.float16
+
+
+def compute_dtype(dtype) -> np.dtype:
+    """The dtype a kernel computes a value of ``dtype`` in (float16: float32)."""
+    dtype = np.dtype(dtype)
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
 def cast(dtype, expr: str) -> str:
@@ -74,7 +98,10 @@ def is_threefry_key(dtype) -> bool:
 
 
 def data_shape(aval) -> tuple[tuple, str]:
-    """The shape and dtype constructor of a value inside a kernel (keys: their key data)."""
+    """The shape and dtype constructor of an array in a kernel's memory (keys: their
+    key data; float16: its bits, uint16)."""
     if is_threefry_key(aval.dtype):
         return tuple(aval.shape) + (2,), "np.uint32"
+    if is_half(aval.dtype):
+        return tuple(aval.shape), "np.uint16"
     return tuple(aval.shape), np_dtype(aval.dtype)

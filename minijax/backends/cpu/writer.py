@@ -41,7 +41,7 @@ from minijax.backends.cpu.helpers import (DECORATOR, decorated, shared_helpers,
                                           with_callees, with_preludes)
 from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
 from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_identity
-from minijax.backends.cpu.syntax import cast, kind, literal, np_dtype
+from minijax.backends.cpu.syntax import cast, data_shape, is_half, kind, literal, np_dtype
 from minijax.jaxpr import Literal, Var
 
 __all__ = ["generate_source", "kernel_outputs", "entry_name", "KernelWriter"]
@@ -92,7 +92,14 @@ class KernelWriter:
             return self.atom(a)
         if loop_shape is not None and tuple(a.aval.shape) != tuple(loop_shape):
             idx = ["0" if n == 1 else i for n, i in zip(a.aval.shape, idx)]
-        return f"{self.var(a)}[{', '.join(idx)}]"
+        element = f"{self.var(a)}[{', '.join(idx)}]"
+        return f"{self.helper('_h2f')}({element})" if is_half(a.aval.dtype) else element
+
+    def store(self, v, idx, value: str) -> None:
+        """``v[idx] = value`` (a float16 is stored as its bits: see ``syntax``)."""
+        if is_half(v.aval.dtype):
+            value = f"{self.helper('_f2h')}({value})"
+        self.emit(f"{self.var(v)}[{', '.join(idx)}] = {value}")
 
     def text(self, eqn) -> str:
         return kernel_plan.eqn_text(eqn, self.plan.names)
@@ -146,8 +153,12 @@ class KernelWriter:
     def write(self) -> str:
         jaxpr = self.plan.closed_jaxpr.jaxpr
         params = ", ".join(self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars])
+        for v in [*jaxpr.constvars, *jaxpr.invars]:  # a float16 scalar arrives as its bits
+            if is_half(v.aval.dtype) and not v.aval.shape:
+                self.emit(f"{self.var(v)} = {self.helper('_h2f')}({self.var(v)})")
         self.write_steps(self.plan.steps, jaxpr.outvars)
-        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
+        outs = [self.var(v) if v.aval.shape or not is_half(v.aval.dtype)
+                else f"{self.helper('_f2h')}({self.var(v)})" for v in kernel_outputs(jaxpr)]
         self.emit(f"return ({''.join(o + ', ' for o in outs)})")
         header = f"def {self.fn_name}({params}):"
         return "\n".join([header, *self.lines])
@@ -189,7 +200,7 @@ class KernelWriter:
                 self.emit(f"{self.var(v)} = {self.var(donors[v])}  # reuses the buffer: "
                           f"{self.var(donors[v])} is not read after this loop")
             elif rank:
-                self.emit(f"{self.var(v)} = np.empty({shape}, dtype={np_dtype(v.aval.dtype)})")
+                self.emit(f"{self.var(v)} = np.empty({shape}, dtype={data_shape(v.aval)[1]})")
         reduce = _Reduction(self, step.reduction, idx) if step.reduction is not None else None
         if reduce:
             reduce.init()
@@ -211,7 +222,7 @@ class KernelWriter:
                 local[out] = name
             for v in step.stores:
                 if rank:
-                    self.emit(f"{self.var(v)}[{', '.join(idx)}] = {local[v]}")
+                    self.store(v, idx, local[v])
             if reduce:
                 reduce.update(operand(step.reduction.invars[0]), acc)
 
@@ -301,7 +312,11 @@ class KernelWriter:
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
         ctx = ScalarContext(eqn, self.helpers, idx, self.read)
-        return LOWERINGS[eqn.primitive].fn(ctx, *[operand(a) for a in eqn.invars])
+        expr = LOWERINGS[eqn.primitive].fn(ctx, *[operand(a) for a in eqn.invars])
+        if is_half(eqn.outvars[0].aval.dtype) and eqn.primitive.kind == "elementwise" and not (
+                eqn.primitive.moves_data and all(is_half(a.aval.dtype) for a in eqn.invars)):
+            return f"{self.helper('_round_f16')}({expr})"  # a float16 result: round it
+        return expr
 
 
 class _Reduction:
