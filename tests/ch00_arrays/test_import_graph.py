@@ -19,6 +19,7 @@ import pytest
 
 import minijax
 from minijax._chapters import ASSEMBLY, MODULES
+from tests.test_layering import _imported_modules
 
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "minijax"
 KNOT = ["minijax.devices", "minijax.buffers", "minijax.dispatch", "minijax.transfers"]
@@ -36,26 +37,14 @@ def _sources() -> dict:
 
 
 def _imports(path: pathlib.Path, name: str, known) -> set:
-    """The minijax modules that the source of ``name`` imports, anywhere in the file."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                pkg = package.split(".")
-                pkg = pkg[: len(pkg) - node.level + 1]
-                base = ".".join(pkg + ([base] if base else []))
-            found.add(base)
-            for alias in node.names:  # ``from minijax import dispatch``: a module
-                if f"{base}.{alias.name}" in known:
-                    found.add(f"{base}.{alias.name}")
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+    """The minijax modules that the source of ``name`` imports, anywhere in the file:
+    its import statements (read as ``tests/test_layering.py`` reads them) and its
+    ``importlib.import_module("minijax....")`` calls with a literal name."""
+    found = set(_imported_modules(path, name))
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "import_module" and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             found.add(node.args[0].value)
     out = set()
     for module in found:
