@@ -51,38 +51,31 @@ def test_prngkey_seeds(seed):
     assert_bitwise_equal(random.key_data(random.key(seed)), jax_values.SEEDS[seed])
 
 
-def _check_exact(key_name, draw):
-    got = draws.EXACT[draw](random, jnp, _key(key_name))
-    assert_bitwise_equal(got, jax_values.EXACT[key_name][draw])
+def _check(table: str, key_name: str, draw: str) -> None:
+    """An EXACT draw is JAX's, bit for bit; a LARGE one has the digest of JAX's."""
+    got = getattr(draws, table)[draw](random, jnp, _key(key_name))
+    expected = getattr(jax_values, table)[key_name][draw]
+    if table == "LARGE":
+        assert draws.digest(got) == expected
+    else:
+        assert_bitwise_equal(got, expected)
+
+
+def _cases(*, jitted: bool) -> list:
+    return [(table, d) for table in ("EXACT", "LARGE")
+            for d in _draws(getattr(draws, table), jitted=jitted)]
 
 
 @pytest.mark.parametrize("key_name", KEY_NAMES)
-@pytest.mark.parametrize("draw", _draws(draws.EXACT, jitted=False))
-def test_exact_keys_and_bits(key_name, draw):
-    _check_exact(key_name, draw)
+@pytest.mark.parametrize("table,draw", _cases(jitted=False))
+def test_keys_and_bits(table, key_name, draw):
+    _check(table, key_name, draw)
 
 
 @pytest.mark.parametrize("key_name", KEY_NAMES)
-@pytest.mark.parametrize("draw", _draws(draws.EXACT, jitted=True))
-def test_exact_draws(key_name, draw, jit_backend):
-    _check_exact(key_name, draw)
-
-
-def _check_large(key_name, draw):
-    got = draws.LARGE[draw](random, jnp, _key(key_name))
-    assert draws.digest(got) == jax_values.LARGE[key_name][draw]
-
-
-@pytest.mark.parametrize("key_name", KEY_NAMES)
-@pytest.mark.parametrize("draw", _draws(draws.LARGE, jitted=False))
-def test_large_keys_and_bits(key_name, draw):
-    _check_large(key_name, draw)
-
-
-@pytest.mark.parametrize("key_name", KEY_NAMES)
-@pytest.mark.parametrize("draw", _draws(draws.LARGE, jitted=True))
-def test_large_draws(key_name, draw, jit_backend):
-    _check_large(key_name, draw)
+@pytest.mark.parametrize("table,draw", _cases(jitted=True))
+def test_draws(table, key_name, draw, jit_backend):
+    _check(table, key_name, draw)
 
 
 @pytest.mark.parametrize("key_name", KEY_NAMES)
