@@ -35,6 +35,9 @@ import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.s
 import minijax.backends.cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 import minijax.runtime  # noqa: F401,E402  (ch11: dispatch returns futures)
 from minijax import profiler  # noqa: F401,E402  (ch11)
+from minijax import debug, experimental  # noqa: F401,E402  (ch12)
+from minijax.callback import pure_callback  # noqa: F401,E402  (ch12)
+from minijax.runtime.tokens import effects_barrier  # noqa: F401,E402  (ch12: runtime tokens)
 from minijax import random  # noqa: F401  (ch13)
 import minijax.nn.initializers  # noqa: F401,E402  (ch13)
 

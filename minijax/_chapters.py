@@ -123,12 +123,20 @@ MODULES = {
     "minijax.backends.cpu.compile": 9,
     "minijax.backends.cpu.tiered": 9,
     "minijax.backends.cpu.backend": 9,
+    "minijax.backends.cpu.host_calls": 9,
     # chapter 11 (the runtime helper adds its modules here)
     "minijax.runtime": 11,
     "minijax.runtime.futures": 11,
     "minijax.runtime.streams": 11,
     "minijax.runtime.executor": 11,
     "minijax.profiler": 11,
+    # chapter 12: effects, callbacks, runtime tokens
+    "minijax.effects": 12,
+    "minijax.callback": 12,
+    "minijax.debugging": 12,
+    "minijax.debug": 12,
+    "minijax.experimental": 12,
+    "minijax.runtime.tokens": 12,
     # chapter 13
     "minijax.prng": 13,
     "minijax.random": 13,

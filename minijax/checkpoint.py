@@ -341,7 +341,7 @@ def _remat_batching(args, dims, *, jaxpr, prevent_cse, **params):
 
 def _remat_dce(used_outputs, eqn: JaxprEqn):
     """Drop unused outputs, what computed them inside, and unused inputs."""
-    if not any(used_outputs):
+    if not any(used_outputs) and not eqn.effects:  # (effects are kept)
         return [False] * len(eqn.invars), None
     inner, used_inputs = dce_jaxpr(eqn.params["jaxpr"], list(used_outputs))
     params = dict(eqn.params, jaxpr=inner,

@@ -484,7 +484,7 @@ def _dce_call(used_outputs, eqn, **rules):
 
     Every input is kept: the rules may read inputs the primal function does not.
     """
-    if not any(used_outputs):
+    if not any(used_outputs) and not eqn.effects:  # (effects are kept)
         return [False] * len(eqn.invars), None
     call = eqn.params["call_jaxpr"]
     inner, _ = dce_jaxpr(call.jaxpr, list(used_outputs), instantiate=True)

@@ -70,6 +70,12 @@ class TracerArrayConversionError(JAXTypeError):
                          f"{_error_repr(tracer)}{_origin_msg(tracer)}")
 
 
+class JaxRuntimeError(RuntimeError):
+    """An error while a program *runs* (not while it is traced): JAX's class of the same
+    name. Chapter 12 raises it when a callback fails inside a running program
+    (``INTERNAL: CpuCallback error calling callback: ...``), from the callback's error."""
+
+
 class JaxprTypeError(TypeError):
     """A jaxpr is ill-typed (chapter 05's ``check_jaxpr``): JAX's class of the same name."""
 

@@ -40,15 +40,60 @@ from minijax.core import get_aval
 from minijax.errors import JaxprTypeError
 from minijax.lax import elementwise as _ew, shapes as _shapes, slicing as _slicing
 from minijax.lax.dot import dot_general_p
-from minijax.primitives import Primitive, abstract_eval_rules
+from minijax.primitives import Primitive, RuleTable, abstract_eval_rules, register_rule_table
 
 __all__ = ["Var", "DropVar", "Literal", "JaxprEqn", "Jaxpr", "ClosedJaxpr",
-           "new_jaxpr_eqn", "no_effects", "eval_jaxpr", "jaxpr_as_fun",
+           "new_jaxpr_eqn", "no_effects", "effect_rules", "eqn_effects", "join_effects",
+           "eval_jaxpr", "jaxpr_as_fun",
            "check_jaxpr", "JaxprTypeError", "pp_eqn_rules", "custom_typechecks",
            "jaxprs_in_params", "subjaxprs", "JaxprPpContext", "JaxprPpSettings"]
 
-#: The effects of a pure program: none. (Chapter 12 adds real effects.)
+#: The effects of a pure program: none.
 no_effects: frozenset = frozenset()
+
+
+# =============================================================================
+# Effects: what an equation does besides computing its outputs
+# =============================================================================
+# Every primitive so far is *pure*: its outputs depend only on its inputs, and
+# it does nothing else. An equation whose outputs nobody reads can then be
+# dropped, and two equations with no data between them may run in any order.
+# Chapter 12 adds primitives that are not pure (``debug_callback`` prints,
+# ``io_callback`` calls arbitrary Python): they carry *effects*, and a jaxpr
+# records them, so that dead-code elimination keeps them and the runtime can
+# order them. This chapter only provides the place to put them: a rule table,
+# empty until chapter 12 fills it, and the rule for higher-order primitives.
+#: primitive -> rule(**params) -> set of effects: the effects of the primitive itself
+#: (``debug_callback``'s ``effect`` param, ``io_callback``'s IO effect). A primitive
+#: that is not in the table has none of its own.
+effect_rules: dict[Primitive, Callable] = register_rule_table("effects", RuleTable())
+
+
+def join_effects(*effect_sets) -> frozenset:
+    """The union of some sets of effects (``no_effects`` when there are none)."""
+    effects = [e for e in effect_sets if e]
+    if not effects:
+        return no_effects
+    return frozenset().union(*effects)
+
+
+def eqn_effects(primitive: Primitive, params: dict) -> frozenset:
+    """The effects of an equation ``primitive[params]``.
+
+    Its primitive's own (:data:`effect_rules`), and those of every jaxpr among
+    its params: a ``jit``, ``cond``, ``while``, ``scan``, ``remat`` or custom
+    derivative call has the effects of the bodies it may run.
+    """
+    rule = effect_rules.get(primitive)
+    effects = frozenset(rule(**params)) if rule is not None else no_effects
+    for val in params.values():  # (jaxprs_in_params, inlined: this runs for every eqn)
+        if isinstance(val, tuple):
+            for v in val:
+                if isinstance(v, (Jaxpr, ClosedJaxpr)) and v.effects:
+                    effects = effects | v.effects
+        elif isinstance(val, (Jaxpr, ClosedJaxpr)) and val.effects:
+            effects = effects | val.effects
+    return effects
 
 
 # =============================================================================
@@ -97,7 +142,9 @@ class Literal:
 class JaxprEqn:
     """``outvars = primitive[params] invars``: one primitive application.
 
-    ``source_info`` is where the user's code bound it (``"f.py:3:8 (f)"``), if known.
+    ``effects`` is the set of its side effects (:func:`eqn_effects`; empty for a
+    pure equation). ``source_info`` is where the user's code bound it
+    (``"f.py:3:8 (f)"``), if known.
     """
     __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
 
@@ -125,17 +172,24 @@ def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects,
 
 
 class Jaxpr:
-    """A closed-form program: ``{ lambda constvars ; invars . let eqns in outvars }``."""
+    """A closed-form program: ``{ lambda constvars ; invars . let eqns in outvars }``.
+
+    ``effects`` is the set of side effects running it may have: unless given,
+    the union of its equations' effects (so a jaxpr rebuilt from equations,
+    anywhere, keeps them).
+    """
     __slots__ = ("_constvars", "_invars", "_outvars", "_eqns", "_effects",
                  "_debug_info", "__weakref__")
 
     def __init__(self, constvars: Sequence[Var], invars: Sequence[Var],
                  outvars: Sequence, eqns: Sequence[JaxprEqn],
-                 effects=no_effects, debug_info=None):
+                 effects=None, debug_info=None):
         self._constvars = list(constvars)
         self._invars = list(invars)
         self._outvars = list(outvars)
         self._eqns = list(eqns)
+        if effects is None:
+            effects = join_effects(*(e.effects for e in self._eqns))
         self._effects = effects
         self._debug_info = debug_info
 
@@ -154,6 +208,8 @@ class Jaxpr:
         unknown = set(changes) - set(fields)
         if unknown:
             raise ValueError(f"Unknown keyword arguments: {changes}")
+        if "eqns" in changes and "effects" not in changes:
+            fields["effects"] = None  # the new equations' effects
         fields.update(changes)
         return Jaxpr(**fields)
 

@@ -419,7 +419,7 @@ def _transpose_branch(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
 
 def _cond_dce_rule(used_outputs, eqn):
     """Drop unused outputs from every branch, and operands no branch then reads."""
-    if not any(used_outputs):
+    if not any(used_outputs) and not eqn.effects:  # (effects are kept)
         return [False] * len(eqn.invars), None
     branches = eqn.params["branches"]
     used_inputs = [False] * (len(eqn.invars) - 1)

@@ -755,7 +755,7 @@ def _transpose_scan_jaxpr(jaxpr: ClosedJaxpr, num_consts, num_carry, c_lin, x_li
 def _scan_dce_rule(used_outputs, eqn):
     """Drop unused ``ys`` and carries (a carry is used if its output is, or if a
     used part of the body reads it: a fixpoint) and the inputs nothing reads."""
-    if not any(used_outputs):
+    if not any(used_outputs) and not eqn.effects:  # (effects are kept)
         return [False] * len(eqn.invars), None
     jaxpr, num_consts, num_carry = (eqn.params[k] for k in ("jaxpr", "num_consts", "num_carry"))
     num_xs = len(jaxpr.in_avals) - num_consts - num_carry

@@ -21,7 +21,9 @@ not this trace's tracers are *constants*, and become:
 
 Nothing is evaluated: ``jnp.log(2.0)`` is recorded as ``log 2.0:f32[]``. And
 everything Python does *around* the primitives — ``print``, ``if x.ndim``,
-loops — happens once, now, and leaves no trace in the jaxpr.
+loops — happens once, now, and leaves no trace in the jaxpr. (To print at run
+time, chapter 12's ``debug.print`` binds a primitive, which *is* recorded, with
+its *effect*: each equation records its effects, and the jaxpr the union.)
 
 ``make_jaxpr(f)(*args)`` is the user's door; :func:`trace_to_jaxpr_dynamic`
 is the one ``jit`` (chapter 06) uses.
@@ -47,7 +49,7 @@ from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
 from minijax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprPpContext, JaxprPpSettings,
-                           Literal, Var, no_effects, pp_eqn)
+                           Literal, Var, eqn_effects, pp_eqn)
 from minijax.primitives import abstract_eval_rules
 
 __all__ = ["DynamicJaxprTrace", "DynamicJaxprTracer", "JaxprBuilder", "DebugInfo",
@@ -230,8 +232,8 @@ class JaxprBuilder:
     def to_jaxpr(self, out_tracers: Sequence[DynamicJaxprTracer]) -> tuple[Jaxpr, list]:
         constvars, consts = list(self.constvar_to_val), list(self.constvar_to_val.values())
         outvars = [t.val for t in out_tracers]
-        jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns, no_effects,
-                      self.debug_info)
+        jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns,  # effects: the eqns'
+                      debug_info=self.debug_info)
         return jaxpr, consts
 
     # --- explaining where an abstract value came from ------------------------
@@ -322,7 +324,8 @@ class DynamicJaxprTrace(Trace):
         out_avals = out_avals if primitive.multiple_results else [out_avals]
         outvars = [Var(aval) for aval in out_avals]
         self.builder.eqns.append(JaxprEqn([t.val for t in tracers], outvars, primitive,
-                                          params, source_info=user_source_info()))
+                                          params, eqn_effects(primitive, params),
+                                          user_source_info()))
         outs = [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         return outs if primitive.multiple_results else outs[0]
 
@@ -367,29 +370,74 @@ def _check_returned_jaxtypes(dbg: DebugInfo | None, outs) -> None:
 class ShapeDtypeStruct:
     """The shape and dtype (and weak type) of an array, without its values.
 
-    (A minimal version of ``jax.ShapeDtypeStruct``: no sharding.)
+    What ``eval_shape`` and ``jit(f).trace(...).out_info`` return, what AOT
+    tracing accepts in place of an array, and how a callback (chapter 12)
+    states the type of its result: ``ShapeDtypeStruct((3,), jnp.float32)``, or
+    ``ShapeDtypeStruct.like(x)`` for "the type of ``x``". Immutable, hashable,
+    printed as JAX prints it. (``sharding`` is kept and shown, never used:
+    minijax has one device per computation.)
     """
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
-    def __init__(self, shape, dtype, *, weak_type: bool = False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        if not isinstance(dtype, np.dtype):
+            dtype = np.dtype(dtype)
+        object.__setattr__(self, "shape", tuple(shape))
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "sharding", sharding)
+        object.__setattr__(self, "weak_type", bool(weak_type))
+
+    def __setattr__(self, name, value):
+        raise RuntimeError(f"Cannot reassign attributes ({name}) of immutable "
+                           "ShapeDtypeStruct objects")
+
+    @classmethod
+    def like(cls, x) -> "ShapeDtypeStruct":
+        """The shape, dtype and weak type of ``x`` (an array, a scalar, a tracer, or a
+        ``ShapeDtypeStruct``)."""
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
+        aval = get_aval(x)
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+    def update(self, **kwargs) -> "ShapeDtypeStruct":
+        """A copy with some of ``shape``, ``dtype``, ``sharding``, ``weak_type`` replaced."""
+        return ShapeDtypeStruct(kwargs.pop("shape", self.shape), kwargs.pop("dtype", self.dtype),
+                                sharding=kwargs.pop("sharding", self.sharding),
+                                weak_type=kwargs.pop("weak_type", self.weak_type))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+    def __len__(self):
+        try:
+            return self.shape[0]
+        except IndexError as e:
+            raise TypeError("len() of unsized object") from e  # same as numpy error
+
     def __repr__(self):
+        sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+
+    __str__ = __repr__
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and
-                (self.shape, self.dtype, self.weak_type) ==
-                (other.shape, other.dtype, other.weak_type))
+                (self.shape, self.dtype, self.sharding, self.weak_type) ==
+                (other.shape, other.dtype, other.sharding, other.weak_type))
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+    def __reduce__(self):
+        return (_make_shape_dtype_struct, (self.shape, self.dtype, self.sharding, self.weak_type))
+
+
+def _make_shape_dtype_struct(shape, dtype, sharding, weak_type) -> ShapeDtypeStruct:
+    return ShapeDtypeStruct(shape, dtype, sharding=sharding, weak_type=weak_type)
 
 
 def _abstractify(fun: Callable, x, name: str) -> ShapedArray:

@@ -30,6 +30,18 @@ that fails stores its error in its outputs, raised where they are read.
 elements in and out; for an executable, its fastest run so far took at most
 :data:`INLINE_MAX_SECONDS`. ``config.update('minijax_inline_dispatch',
 False)`` turns inline runs off (everything goes through the queues).
+
+**Effects** (chapter 12). For a dispatch whose program has side effects
+(its jaxpr's ``effects``; for an eager primitive, its equation's) the
+executor asks the *effects hook* that chapter 12 installs
+(:func:`set_effects_hook`) what it must wait for (the runtime tokens of its
+ordered effects: the work item waits for them before it runs), and tells it
+the dispatch's completion (the new tokens). It runs inline only when there
+is nothing to wait for; an inline run is finished at once, and is the new
+token all the same. Without the hook, effects change nothing here. A
+primitive with effects of its own (``debug_print``) is a call back into
+Python: like any primitive whose params hold Python functions, it runs now,
+on the caller's thread, after waiting for the tokens of its ordered effects.
 """
 from __future__ import annotations
 
@@ -44,12 +56,13 @@ from minijax.array import Array
 from minijax.buffers import Buffer
 from minijax.devices import default_device
 from minijax.dtypes import canonicalize_dtype
+from minijax.jaxpr import effect_rules, eqn_effects, no_effects
 from minijax.primitives import impl_rules
 from minijax.runtime.futures import Completion, FutureBuffer, failed_error
 from minijax.runtime.streams import WorkItem, running, stream_for
 
 __all__ = ["dispatch_primitive", "execute_executable", "transfer", "INLINE_MAX_ELEMENTS",
-           "INLINE_MAX_SECONDS", "set_inline"]
+           "INLINE_MAX_SECONDS", "set_inline", "set_effects_hook", "effects_of_executable"]
 
 #: Eager primitives with at most this many input + output elements may run inline.
 INLINE_MAX_ELEMENTS = 1 << 14
@@ -68,6 +81,47 @@ def set_inline(value: bool) -> None:
     """Allow (or forbid) inline runs (the ``minijax_inline_dispatch`` option)."""
     global _inline
     _inline = bool(value)
+
+
+# =============================================================================
+# Effects: the hook chapter 12 fills
+# =============================================================================
+#: Chapter 12's runtime tokens (:mod:`minijax.runtime.tokens`), or None. An
+#: object with three methods, each given the dispatch's set of effects:
+#:
+#: - ``token_inputs(effects) -> list of Completion``: what a queued dispatch
+#:   waits for before it runs (for its order only);
+#: - ``set_token_results(effects, device, completion)``: the queued dispatch's
+#:   completion, which becomes the new tokens;
+#: - ``wait_in_order(effects)``: called before a dispatch that runs now, on the
+#:   caller's thread.
+_effects_hook = None
+
+
+def set_effects_hook(hook) -> None:
+    """Install (or, with ``None``, remove) the handler of effectful dispatches."""
+    global _effects_hook
+    _effects_hook = hook
+
+
+def effects_of_executable(executable) -> frozenset:
+    """The effects of a compiled program: those of the jaxpr it was lowered from."""
+    jaxpr = getattr(getattr(executable, "lowering", None), "jaxpr", None)
+    return no_effects if jaxpr is None else jaxpr.effects
+
+
+def _nothing_to_wait_for(effects) -> bool:
+    """May work with ``effects`` run inline: is no token of its ordered effects pending?"""
+    return not effects or not _effects_hook.token_inputs(effects)
+
+
+def _ran_inline(effects, device, error: BaseException | None = None) -> None:
+    """Work with ``effects`` ran inline (and finished, or failed with ``error``): it is the
+    new token all the same, so that ``effects_barrier`` raises its error."""
+    if effects:
+        done = Completion()
+        done.set(None if error is None else failed_error(error))
+        _effects_hook.set_token_results(effects, device, done)
 
 
 # =============================================================================
@@ -141,10 +195,19 @@ def _snapshot(x):
     return x
 
 
-def _enqueue(name, fn, args, avals_out, device):
-    """Queue ``fn`` (-> one NumPy array per output) after ``args``; future Arrays."""
+def _enqueue(name, fn, args, avals_out, device, effects=no_effects):
+    """Queue ``fn`` (-> one NumPy array per output) after ``args``; future Arrays.
+
+    With ``effects``, the work also waits for the runtime tokens of its ordered
+    effects, and its completion becomes the new tokens (chapter 12's hook).
+    """
     completion, outputs, arrays = _future_arrays(avals_out, device)
-    stream_for(device).enqueue(WorkItem(name, fn, _buffers_of(args), outputs, completion))
+    hook = _effects_hook if effects else None
+    after = hook.token_inputs(effects) if hook is not None else ()
+    stream_for(device).enqueue(WorkItem(name, fn, _buffers_of(args), outputs, completion,
+                                        after))
+    if hook is not None:
+        hook.set_token_results(effects, device, completion)
     return arrays
 
 
@@ -164,47 +227,57 @@ def _run_inline(name, device, fn):
 # 1. Eager primitives
 # =============================================================================
 #: primitive -> may it be queued? (No if its params hold Python callables:
-#: user code, e.g. a custom_jvp function, must run on the caller's thread.)
+#: user code, e.g. a custom_jvp function, must run on the caller's thread; nor
+#: if it has effects of its own, a call back into Python, chapter 12.)
 _queueable: dict = {}
 
 
 def _may_queue(prim, params) -> bool:
     ok = _queueable.get(prim)
     if ok is None:
-        ok = _queueable[prim] = not any(callable(v) and not isinstance(v, type)
-                                        for v in params.values())
+        ok = _queueable[prim] = prim not in effect_rules and not any(
+            callable(v) and not isinstance(v, type) for v in params.values())
     return ok
 
 
-def _impl_or_failure(prim, args, params, avals_out, device):
+def _impl_or_failure(prim, args, params, avals_out, device, effects=no_effects):
     """Run the impl now; an error is stored in the outputs, as the queue would."""
     try:
-        return dispatch.run_impl(prim, args, params, avals_out, device)
+        outs = dispatch.run_impl(prim, args, params, avals_out, device)
     except Exception as e:
+        _ran_inline(effects, device, e)
         outs = _failed_arrays(avals_out if prim.multiple_results else [avals_out], device, e)
         return outs if prim.multiple_results else outs[0]
+    _ran_inline(effects, device)
+    return outs
 
 
 def dispatch_primitive(prim, args, params, avals_out):
     """``apply_primitive``'s executor: queue the impl rule (or run it inline)."""
-    if running.busy or not _may_queue(prim, params):
-        return None  # inside a work item, or user code: run now, as chapter 00 does
+    if running.busy:
+        return None  # inside a work item: run now, as chapter 00 does
+    effects = eqn_effects(prim, params) if _effects_hook is not None else no_effects
+    if not _may_queue(prim, params):  # user code: run now, as chapter 00 does
+        if effects:
+            _effects_hook.wait_in_order(effects)
+        return None
     device = _device_of(args)
     stream = stream_for(device)
     multiple = prim.multiple_results
     out_avals = avals_out if multiple else (avals_out,)
-    if _inline and stream.idle() and _tiny_and_ready(args, out_avals):
+    if (_inline and stream.idle() and _tiny_and_ready(args, out_avals)
+            and _nothing_to_wait_for(effects)):
         if profiler.is_tracing():
             return _run_inline(prim.name, device, lambda: _impl_or_failure(
-                prim, args, params, avals_out, device))
-        return _impl_or_failure(prim, args, params, avals_out, device)
+                prim, args, params, avals_out, device, effects))
+        return _impl_or_failure(prim, args, params, avals_out, device, effects)
     snapshot = [_snapshot(x) for x in args]
 
     def run():
         outs = impl_rules[prim](*(dispatch.to_numpy(x) for x in snapshot), **params)
         return [dispatch.output_value(o, a) for o, a in
                 zip(outs if multiple else [outs], out_avals)]
-    outs = _enqueue(prim.name, run, args, out_avals, device)
+    outs = _enqueue(prim.name, run, args, out_avals, device, effects)
     return outs if multiple else outs[0]
 
 
@@ -232,14 +305,17 @@ def execute_executable(executable, flat_args, device=None) -> list:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
     stream = stream_for(device)
+    effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
     fastest = getattr(executable, "_fastest_run_seconds", None)
     if (_inline and fastest is not None and fastest <= INLINE_MAX_SECONDS and stream.idle()
-            and _all_ready(_buffers_of(flat_args))):
+            and _all_ready(_buffers_of(flat_args)) and _nothing_to_wait_for(effects)):
         t0 = time.perf_counter()
         try:
             outs = _run_inline(f"jit({executable.name})", device, lambda: executable(*flat_args))
         except Exception as e:
+            _ran_inline(effects, device, e)
             return _failed_arrays(executable.out_avals, device, e)
+        _ran_inline(effects, device)
         _note_run_time(executable, time.perf_counter() - t0)
         return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
                 for o in outs]
@@ -252,7 +328,7 @@ def execute_executable(executable, flat_args, device=None) -> list:
         values = [_host_value(o, a) for o, a in zip(outs, avals)]
         _note_run_time(executable, time.perf_counter() - t0)
         return values
-    outs = _enqueue(f"jit({executable.name})", run, flat_args, avals, device)
+    outs = _enqueue(f"jit({executable.name})", run, flat_args, avals, device, effects)
     for i, k in _forwarded(executable):  # an input returned as it is stays that Array
         x = flat_args[k]
         if isinstance(x, Array) and x.aval == avals[i]:

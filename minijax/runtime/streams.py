@@ -61,20 +61,26 @@ class WorkItem:
     """Compute ``outputs`` (future buffers) with ``fn()`` once ``inputs`` are ready.
 
     ``fn`` returns one NumPy array per output. All outputs share ``completion``.
+    ``after`` are completions of other work to wait for first, for their order
+    only, not their data: an error there is not this item's (chapter 12's
+    runtime tokens).
     """
-    __slots__ = ("name", "fn", "inputs", "outputs", "completion", "t_enqueue")
+    __slots__ = ("name", "fn", "inputs", "outputs", "completion", "after", "t_enqueue")
 
-    def __init__(self, name, fn, inputs, outputs, completion):
+    def __init__(self, name, fn, inputs, outputs, completion, after=()):
         self.name = name
         self.fn = fn
         self.inputs = inputs
         self.outputs = outputs
         self.completion = completion
+        self.after = after
         self.t_enqueue = 0.0
 
     def run(self, device=None) -> None:
         """Wait for the inputs, run, fill the outputs, signal. Never raises."""
         t_start = t_end = _perf_counter()
+        for done in self.after:  # ordering only
+            done.wait()
         error = _wait_for(self.inputs)  # a failed input: fail the same way
         if error is None:
             try:

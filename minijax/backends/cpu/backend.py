@@ -32,6 +32,7 @@ import numpy as np
 from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
+from minijax.backends.cpu import host_calls
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key
 from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option, is_cached
@@ -188,7 +189,15 @@ class NumbaExecutable(Executable):
 
     def __call__(self, *flat_args) -> list:
         args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]
-        results = self.kernel(*self._consts, *args)
+        error = None
+        try:
+            results = self.kernel(*self._consts, *args)
+        except Exception:
+            error = host_calls.take_error()  # a callback's own exception, kept by the trampoline
+            if error is None:
+                raise
+        if error is not None:  # raised here, outside the kernel's error, with its own chain
+            raise error
         outs = []
         for (kind, k), aval in zip(self._sources, self.out_avals):
             if kind == "kernel":

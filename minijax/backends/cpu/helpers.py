@@ -342,6 +342,26 @@ def _round_f16(x):
 
 
 # =============================================================================
+# Calls back into Python (chapter 12's callbacks: see host_calls.py)
+# =============================================================================
+_HOST_PRELUDE = '''
+from numba.core import types as _types
+
+#: The trampoline of minijax.backends.cpu.host_calls, found by name when the kernel is
+#: loaded (so the kernel can be cached on disk): it takes the GIL and runs a callback.
+_minijax_host_call = _types.ExternalFunction("minijax_host_call", _types.int32(_types.int64, _types.voidptr))
+'''
+register("_host_call", '''
+def _host_call(key, argv):
+    """Run host call ``key`` on the buffers whose addresses are in ``argv`` (inputs, then
+    outputs). Returns the compiler token that orders the kernel's effects."""
+    if _minijax_host_call(key, argv.ctypes) != 0:
+        raise RuntimeError("a host callback raised an exception (re-raised by the executable)")
+    return np.int32(0)
+''', prelude=_HOST_PRELUDE)
+
+
+# =============================================================================
 # Matrix products: BLAS's sgemm
 # =============================================================================
 _GEMM_PRELUDE = '''

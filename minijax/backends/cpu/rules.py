@@ -46,6 +46,7 @@ from typing import Callable
 import numpy as np
 
 from minijax import lax
+from minijax.backends.cpu import host_calls
 from minijax.backends.cpu import math_helpers, trig_helpers  # noqa: F401  (register their helpers)
 from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, sort_helper,
                                           with_callees)
@@ -64,7 +65,7 @@ from minijax.jit import jit_p
 from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["Rule", "LOWERINGS", "register", "ScalarContext", "reduction_identity",
-           "register_key_lowerings"]
+           "register_key_lowerings", "register_host_call_lowerings"]
 
 
 @dataclass(frozen=True)
@@ -1597,3 +1598,49 @@ def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_
 def _key_data(w, eqn, x):
     """``random_wrap`` and ``random_unwrap``: typed keys *are* their key data here."""
     return x
+
+
+# =============================================================================
+# Chapter 12's callbacks (registered by chapter 12: see register_host_call_lowerings)
+# =============================================================================
+def _host_callback(w, eqn, *xs):
+    """``debug_callback``, ``pure_callback``, ``io_callback``: one call back into
+    Python (:mod:`.host_calls`), which runs the primitive's impl rule on the
+    kernel's values and fills the outputs the kernel allocated.
+
+    Each call returns the kernel's *compiler token* (chapter 12): the calls
+    are written, and run, in program order, also inside loops and branches.
+    """
+    avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
+    if any(is_half(a.dtype) or is_threefry_key(a.dtype) for a in avals):
+        raise NotImplementedError(f"{eqn.primitive.name} of float16 or key values")
+    key = host_calls.register_call(eqn)
+    name = w.fresh("host")
+    w.emit(f"# {eqn.primitive.name}: host call {key}")
+    w.emit(f"{name}_argv = np.empty({max(len(avals), 1)}, dtype=np.int64)")
+    buffers = []
+    for k, (a, x) in enumerate(zip(eqn.invars, xs)):
+        buf = f"{name}_in{k}"
+        if a.aval.shape:
+            w.emit(f"{buf} = np.ascontiguousarray({x})")
+        else:  # a scalar: through a one-element buffer
+            w.emit(f"{buf} = np.empty(1, dtype={np_dtype(a.aval.dtype)})")
+            w.emit(f"{buf}[0] = {x}")
+        buffers.append(buf)
+    for k, v in enumerate(eqn.outvars):
+        buf = f"{name}_out{k}"
+        w.emit(f"{buf} = np.empty({tuple(v.aval.shape) or (1,)}, dtype={np_dtype(v.aval.dtype)})")
+        buffers.append(buf)
+    for k, buf in enumerate(buffers):
+        w.emit(f"{name}_argv[{k}] = {buf}.ctypes.data")
+    w.emit(f"token = {w.helper('_host_call')}({key}, {name}_argv)  # compiler token: program order")
+    for k, v in enumerate(eqn.outvars):
+        if not isinstance(v, DropVar):
+            w.emit(f"{w.var(v)} = {name}_out{k}" + ("" if v.aval.shape else "[0]"))
+    return None
+
+
+def register_host_call_lowerings(*prims) -> None:
+    """Chapter 12 calls this with its callback primitives (made after this chapter)."""
+    for prim in prims:
+        register(prim, _host_callback, "call")
