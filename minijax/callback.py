@@ -161,13 +161,13 @@ def _sequential(prim, args, dims, unroll: bool = False, **params):
 pure_callback_p = Primitive("pure_callback", multiple_results=True, kind="other")
 
 
-def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
-    del sharding, vmap_method
+def _callback_impl(*args, callback, result_avals, **_):
+    """pure_callback's and io_callback's impl: call back, check the results."""
     return _run_callback(callback, args, result_avals)
 
 
-def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
-    del avals, callback, sharding, vmap_method
+def _callback_abstract_eval(*avals, result_avals, **_):
+    """pure_callback's and io_callback's abstract eval: the declared results."""
     return list(result_avals)
 
 
@@ -214,8 +214,8 @@ def _pure_callback_batching(args, dims, *, vmap_method, result_avals, **params):
     return list(outs), [0] * len(outs)
 
 
-impl_rules[pure_callback_p] = _pure_callback_impl
-abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
+impl_rules[pure_callback_p] = _callback_impl
+abstract_eval_rules[pure_callback_p] = _callback_abstract_eval
 jvp_rules[pure_callback_p] = _pure_callback_jvp
 batching_rules[pure_callback_p] = _pure_callback_batching
 # (no effect rule: a pure callback has no effects, and is dropped when unused)
@@ -251,12 +251,12 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
 # =============================================================================
 class IOEffect(Effect):
     """The effect of an unordered ``io_callback``: never dropped, not sequenced."""
-    __str__ = lambda _: "IO"  # noqa: E731
+    name = "IO"
 
 
 class OrderedIOEffect(Effect):
     """The effect of ``io_callback(..., ordered=True)``: runs in program order."""
-    __str__ = lambda _: "OrderedIO"  # noqa: E731
+    name = "OrderedIO"
 
 
 _IOEffect = IOEffect()
@@ -264,16 +264,6 @@ _OrderedIOEffect = OrderedIOEffect()
 ordered_effects.add_type(OrderedIOEffect)
 
 io_callback_p = Primitive("io_callback", multiple_results=True, kind="other")
-
-
-def _io_callback_impl(*args, callback, result_avals, sharding, ordered):
-    del sharding, ordered
-    return _run_callback(callback, args, result_avals)
-
-
-def _io_callback_abstract_eval(*avals, callback, result_avals, sharding, ordered):
-    del avals, callback, sharding, ordered
-    return list(result_avals)
 
 
 def _io_callback_effects(*, ordered, **_):
@@ -292,11 +282,11 @@ def _io_callback_batching(args, dims, *, callback, result_avals, sharding, order
                        result_avals=result_avals, ordered=False)
 
 
-impl_rules[io_callback_p] = _io_callback_impl
+impl_rules[io_callback_p] = _callback_impl
 # Compiled kernels call back into Python through chapter 09's trampoline, which
 # runs the impl rules above (minijax/backends/cpu/rules.py: _host_callback).
 _cpu_rules.register_host_call_lowerings(pure_callback_p, io_callback_p)
-abstract_eval_rules[io_callback_p] = _io_callback_abstract_eval
+abstract_eval_rules[io_callback_p] = _callback_abstract_eval
 effect_rules[io_callback_p] = _io_callback_effects
 jvp_rules[io_callback_p] = _io_callback_jvp
 batching_rules[io_callback_p] = _io_callback_batching

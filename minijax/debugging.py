@@ -62,12 +62,12 @@ __all__ = ["DebugEffect", "OrderedDebugEffect", "debug_effect", "ordered_debug_e
 
 class DebugEffect(Effect):
     """The effect of ``debug.print``/``debug.callback``: never dropped, not sequenced."""
-    __str__ = lambda self: "Debug"  # noqa: E731
+    name = "Debug"
 
 
 class OrderedDebugEffect(Effect):
     """The effect of ``debug.print(..., ordered=True)``: in program order."""
-    __str__ = lambda self: "OrderedDebug"  # noqa: E731
+    name = "OrderedDebug"
 
 
 debug_effect = DebugEffect()
@@ -180,13 +180,7 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any,
         debug_callback_p.bind(*dyn_args, callback=_flat_callback, effect=effect,
                               partitioned=partitioned)
 
-    if callback is not None:
-        _debug_callback(callback, *args, **kwargs)
-        return None
-    if args or kwargs:
-        raise TypeError("debug_callback received unexpected arguments in the two-call form:"
-                        f" {args=} {kwargs=}")
-    return _debug_callback
+    return _now_or_later("debug_callback", _debug_callback, callback, args, kwargs)
 
 
 # =============================================================================
@@ -276,10 +270,16 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
                            np_printoptions=tuple(np.get_printoptions().items()),
                            has_placeholders=has_placeholders, logging_record=None)
 
-    if fmt is not None:
-        _debug_print(fmt, *args, **kwargs)
+    return _now_or_later("debug_print", _debug_print, fmt, args, kwargs)
+
+
+def _now_or_later(name: str, run: Callable, first, args, kwargs):
+    """JAX's two call forms: ``run(first, *args, **kwargs)`` now, or, without
+    ``first`` (``debug.print(ordered=True)("x = {}", x)``), ``run`` itself."""
+    if first is not None:
+        run(first, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError("debug_print received unexpected arguments in the two-call form:"
+        raise TypeError(f"{name} received unexpected arguments in the two-call form:"
                         f" {args=} {kwargs=}")
-    return _debug_print
+    return run

@@ -44,9 +44,13 @@ class Effect:
     """A side effect: something a primitive does besides computing its outputs.
 
     An effect is an object (usually a single instance of its class) that
-    equations and jaxprs carry in their ``effects`` sets; ``str`` names it
-    (``Debug``, ``OrderedIO``).
+    equations and jaxprs carry in their ``effects`` sets; ``str`` is its
+    class's ``name`` (``Debug``, ``OrderedIO``), as JAX prints it.
     """
+    name = "Effect"
+
+    def __str__(self):
+        return self.name
 
 
 #: The type of ``eqn.effects`` and ``jaxpr.effects``: a set of :class:`Effect` s.
