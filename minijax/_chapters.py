@@ -135,6 +135,7 @@ MODULES = {
     "minijax.callback": 12,
     "minijax.debugging": 12,
     "minijax.debug": 12,
+    "minijax.debugger": 12,
     "minijax.experimental": 12,
     "minijax.runtime.tokens": 12,
     # chapter 13

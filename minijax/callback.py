@@ -31,6 +31,8 @@ compiled backend calls them as they are (``impl_rules[pure_callback_p](*arrays,
 from __future__ import annotations
 
 import dataclasses
+import functools
+import logging
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -114,10 +116,25 @@ def check_results(out_vals, result_avals: Sequence[ShapedArray]) -> list[np.ndar
     return results
 
 
-def _run_callback(callback: _FlatCallback, np_args, result_avals) -> list[np.ndarray]:
-    """Call, check, and turn any failure into the program's ``JaxRuntimeError``."""
+#: Where a failing callback is reported (JAX's ``jax._src.callback`` logger).
+logger = logging.getLogger(__name__)
+
+
+def _run_callback(callback: _FlatCallback, np_args, result_avals,
+                  api_name: str) -> list[np.ndarray]:
+    """Call, check, and turn any failure into the program's ``JaxRuntimeError``.
+
+    The callback's own failure (any exception, ``SystemExit`` too) is first
+    logged as JAX logs it: ``jax.pure_callback failed`` (``jax.io_callback
+    failed``) and the traceback, on stderr unless logging is configured.
+    """
     try:
-        return check_results(call_python(callback, np_args), result_avals)
+        out = call_python(callback, np_args)
+    except BaseException as e:
+        logger.exception(f"{api_name} failed")
+        raise callback_error(e) from e
+    try:
+        return check_results(out, result_avals)
     except Exception as e:
         raise callback_error(e) from e
 
@@ -161,9 +178,9 @@ def _sequential(prim, args, dims, unroll: bool = False, **params):
 pure_callback_p = Primitive("pure_callback", multiple_results=True, kind="other")
 
 
-def _callback_impl(*args, callback, result_avals, **_):
+def _callback_impl(*args, callback, result_avals, api_name, **_):
     """pure_callback's and io_callback's impl: call back, check the results."""
-    return _run_callback(callback, args, result_avals)
+    return _run_callback(callback, args, result_avals, api_name)
 
 
 def _callback_abstract_eval(*avals, result_avals, **_):
@@ -214,7 +231,7 @@ def _pure_callback_batching(args, dims, *, vmap_method, result_avals, **params):
     return list(outs), [0] * len(outs)
 
 
-impl_rules[pure_callback_p] = _callback_impl
+impl_rules[pure_callback_p] = functools.partial(_callback_impl, api_name="jax.pure_callback")
 abstract_eval_rules[pure_callback_p] = _callback_abstract_eval
 jvp_rules[pure_callback_p] = _pure_callback_jvp
 batching_rules[pure_callback_p] = _pure_callback_batching
@@ -282,7 +299,7 @@ def _io_callback_batching(args, dims, *, callback, result_avals, sharding, order
                        result_avals=result_avals, ordered=False)
 
 
-impl_rules[io_callback_p] = _callback_impl
+impl_rules[io_callback_p] = functools.partial(_callback_impl, api_name="jax.io_callback")
 # Compiled kernels call back into Python through chapter 09's trampoline, which
 # runs the impl rules above (minijax/backends/cpu/rules.py: _host_callback).
 _cpu_rules.register_host_call_lowerings(pure_callback_p, io_callback_p)

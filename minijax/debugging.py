@@ -37,7 +37,10 @@ are read or at ``effects_barrier()``.
 """
 from __future__ import annotations
 
+import copy
 import functools
+import logging
+import os
 import string
 import sys
 from typing import Any, Callable
@@ -57,7 +60,11 @@ from minijax.runtime.streams import in_runtime
 from minijax.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "debug_effect", "ordered_debug_effect",
-           "debug_callback_p", "debug_print_p", "debug_callback", "debug_print"]
+           "debug_callback_p", "debug_print_p", "debug_callback", "debug_print", "debug_log"]
+
+#: Where a failing callback is reported (JAX's ``jax._src.debugging`` logger), and
+#: where ``debug.log`` writes.
+logger = logging.getLogger(__name__)
 
 
 class DebugEffect(Effect):
@@ -76,10 +83,17 @@ ordered_effects.add_type(OrderedDebugEffect)
 
 
 def _call_debug(fn: Callable, np_args) -> None:
-    """Call ``fn`` on the values; inside a running program, a failure is the program's."""
+    """Call ``fn`` on the values; inside a running program, a failure is the program's.
+
+    A failure is logged first (``jax.debug.callback failed`` and its traceback,
+    on stderr unless logging is configured otherwise), as JAX logs it. Any
+    exception counts, ``SystemExit`` too (the debugger's ``q``): inside a
+    program it becomes the program's error, as in JAX.
+    """
     try:
         call_python(fn, np_args)
-    except Exception as e:
+    except BaseException as e:
+        logger.exception("jax.debug.callback failed")
         if in_runtime():  # (a queued or jitted program: JAX's runtime error)
             raise callback_error(e) from e
         raise  # eager: the function's own error, as JAX's eager debug callback
@@ -189,25 +203,32 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any,
 debug_print_p = Primitive("debug_print", multiple_results=True, kind="other")
 
 
-def _format_print_callback(fmt: str, np_printoptions, has_placeholders: bool, *args, **kwargs):
+def _format_print_callback(fmt: str, np_printoptions, has_placeholders: bool,
+                           logging_record, *args, **kwargs):
     """Write one line: ``fmt.format(*args, **kwargs)``, arrays as NumPy prints them (with
-    the print options of the moment ``debug.print`` was called)."""
+    the print options of the moment ``debug.print`` was called); for ``debug.log``, log
+    it instead, as a copy of the record made at trace time."""
     if has_placeholders:
         with np.printoptions(**np_printoptions):
             msg = fmt.format(*args, **kwargs)
     else:
         msg = " ".join((fmt, *(str(a) for a in args)))
-    sys.stdout.write(msg + "\n")
+    if logging_record is not None:
+        record = copy.copy(logging_record)
+        record.msg = msg
+        logger.handle(record)
+    else:
+        sys.stdout.write(msg + "\n")
 
 
 def _debug_print_impl(*args, fmt, ordered, partitioned, in_tree, static_args,
                       np_printoptions, has_placeholders, logging_record):
-    del ordered, partitioned, logging_record
+    del ordered, partitioned
 
     def callback(*dyn_args):
         c_args, c_kwargs = _merge_callback_args(in_tree, dyn_args, static_args)
         _format_print_callback(fmt, dict(np_printoptions), has_placeholders,
-                               *c_args, **c_kwargs)
+                               logging_record, *c_args, **c_kwargs)
     _call_debug(callback, args)
     return []
 
@@ -245,8 +266,24 @@ class _DebugPrintFormatChecker(string.Formatter):
 _formatter = _DebugPrintFormatChecker()
 
 
+#: Frames in this directory are minijax's own, not the user's (``debug.log``'s line,
+#: ``debug.breakpoint``'s frames).
+_MINIJAX_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _make_logging_record(level: int) -> logging.LogRecord:
+    """A record at the user's line that binds ``debug.log`` (its message comes later)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_MINIJAX_DIR):
+        frame = frame.f_back
+    file_name, line_no = ("(unknown file)", 0) if frame is None else (
+        frame.f_code.co_filename, frame.f_lineno)
+    return logger.makeRecord(logger.name, level, file_name, line_no, "", (), None)
+
+
 def debug_print(fmt: str | None = None, *args, ordered: bool = False,
-                partitioned: bool = False, skip_format_check: bool = False, **kwargs):
+                partitioned: bool = False, skip_format_check: bool = False,
+                _use_logging: bool = False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)`` with the concrete values, when the program runs.
 
     Not an f-string (formatting happens later, at run time): write
@@ -268,9 +305,16 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
         debug_print_p.bind(*dyn_args, fmt=fmt, ordered=ordered, partitioned=partitioned,
                            in_tree=in_tree, static_args=tuple(static_args.items()),
                            np_printoptions=tuple(np.get_printoptions().items()),
-                           has_placeholders=has_placeholders, logging_record=None)
+                           has_placeholders=has_placeholders,
+                           logging_record=(_make_logging_record(logging.INFO)
+                                           if _use_logging else None))
 
     return _now_or_later("debug_print", _debug_print, fmt, args, kwargs)
+
+
+#: ``debug.log``: ``debug.print`` through :data:`logger` (at level INFO, at the user's
+#: line), not to stdout.
+debug_log = functools.partial(debug_print, _use_logging=True)
 
 
 def _now_or_later(name: str, run: Callable, first, args, kwargs):

@@ -4,7 +4,9 @@ The simplest possible backend. Lowering keeps the jaxpr; compiling keeps it
 too; running it is :func:`run_jaxpr` (chapter 05's ``eval_jaxpr``, with
 nested ``jit`` calls run in place) under the eval trace, which applies one
 NumPy primitive after another — exactly what eager mode
-does. So ``jit`` with this backend is *not faster* than eager execution: it
+does, except that, as every compiler, it skips dead code (pure equations
+whose results nobody reads: an unused ``pure_callback`` is never called).
+So ``jit`` with this backend is *not faster* than eager execution: it
 has the same per-primitive cost, plus the call overhead. What it does give is
 everything else ``jit`` means: one trace per argument signature, a cached
 program, the AOT stages, and the same results and printed jaxprs as JAX.
@@ -16,6 +18,8 @@ jaxpr, and there the speed comes.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from minijax.array import Array
@@ -24,9 +28,9 @@ from minijax.buffers import Buffer
 from minijax.core import eval_trace, set_current_trace
 from minijax.dispatch import to_numpy
 from minijax.backends.cost import jaxpr_cost_analysis
-from minijax.jaxpr import Literal
+from minijax.jaxpr import Literal, Var
 
-__all__ = ["InterpreterBackend", "as_output_array", "run_jaxpr",
+__all__ = ["InterpreterBackend", "as_output_array", "run_jaxpr", "live_eqns",
            "inline_call_primitives"]
 
 
@@ -52,12 +56,37 @@ def as_output_array(x, aval) -> Array:
 inline_call_primitives: set = set()
 
 
+#: jaxpr -> the equations a run of it needs (see :func:`live_eqns`)
+_live_eqns_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def live_eqns(jaxpr) -> list:
+    """The equations of ``jaxpr`` a run needs: those with effects, and those whose
+    results are read, in program order.
+
+    A compiled program never computes what nobody reads (XLA drops dead code, as
+    chapter 09's kernel plan does), which is observable in one case: a
+    ``pure_callback`` whose result is unused is never called (chapter 12).
+    """
+    eqns = _live_eqns_cache.get(jaxpr)
+    if eqns is None:
+        live = {v for v in jaxpr.outvars if isinstance(v, Var)}
+        kept = []
+        for eqn in reversed(jaxpr.eqns):
+            if eqn.effects or any(v in live for v in eqn.outvars):
+                kept.append(eqn)
+                live.update(v for v in eqn.invars if isinstance(v, Var))
+        eqns = _live_eqns_cache[jaxpr] = kept[::-1]
+    return eqns
+
+
 def run_jaxpr(jaxpr, consts, args) -> list:
-    """:func:`~minijax.jaxpr.eval_jaxpr`, with nested calls (``jit``) evaluated in place."""
+    """:func:`~minijax.jaxpr.eval_jaxpr`, with nested calls (``jit``) evaluated in place,
+    and dead code (pure equations whose results nobody reads) skipped."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     read = lambda v: v.val if isinstance(v, Literal) else env[v]  # noqa: E731
-    for eqn in jaxpr.eqns:
+    for eqn in live_eqns(jaxpr):
         ins = [read(v) for v in eqn.invars]
         if eqn.primitive in inline_call_primitives:
             inner = eqn.params["jaxpr"]

@@ -3,6 +3,8 @@
 Results are checked against NumPy; errors (classes and messages) and what
 a callback sees under ``vmap`` were recorded from JAX 0.10.2.
 """
+import sys
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,90 @@ def test_vmap_of_io_callback(jit_backend):
     assert calls == X.tolist() * 2  # one call per example, in order
     with pytest.raises(ValueError, match="Cannot `vmap` ordered IO callback."):
         jax.vmap(lambda x: io_callback(lambda v: v, S((), jnp.float32), x, ordered=True))(X)
+
+
+# --- dead code, logging, any exception (recorded from JAX 0.10.2) ----------------------------
+def test_an_unused_pure_callback_is_never_called_under_jit(jit_backend):
+    # recorded from JAX 0.10.2 (the "External callbacks" tutorial's f1/f2): a compiled
+    # program drops a pure callback whose result nobody reads, also in a nested jit;
+    # eagerly it runs, and an io_callback (an effect) always runs
+    calls = []
+
+    def tag(name):
+        return lambda *args: calls.append(name) or np.float32(1)
+
+    jax.pure_callback(tag("eager"), S((), jnp.float32))
+
+    @jax.jit
+    def g(x):
+        jax.pure_callback(tag("jit-unused"), S((), jnp.float32), x)
+        inner = jax.jit(lambda y: (jax.pure_callback(tag("inner-unused"), S((), jnp.float32), y),
+                                   y * 2)[1])
+        used = jax.pure_callback(tag("jit-used"), S((), jnp.float32), x)
+        io_callback(tag("io-unused"), S((), jnp.float32), x)
+        return inner(x) + used
+
+    assert float(g(1.0)) == 3.0
+    jax.effects_barrier()
+    # (JAX 0.10.2 printed ['eager', 'io-unused', 'jit-used']: two unordered calls, which
+    # XLA's scheduler put in that order; minijax runs them in program order)
+    assert calls[0] == "eager" and sorted(calls[1:]) == ["io-unused", "jit-used"]
+
+
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("api, logger_name, message", [
+    ("pure", "minijax.callback", "jax.pure_callback failed"),
+    ("io", "minijax.callback", "jax.io_callback failed"),
+    ("debug", "minijax.debugging", "jax.debug.callback failed"),
+    ("print", "minijax.debugging", "jax.debug.callback failed"),
+])
+def test_a_failing_callback_is_logged(jit_backend, caplog, jitted, api, logger_name, message):
+    # recorded from JAX 0.10.2: the callback's exception is logged (logger.exception, at
+    # ERROR, with its traceback) by jax._src.callback / jax._src.debugging, then raised
+    def boom(*args):
+        raise ValueError("boom")
+
+    call = {"pure": lambda x: jax.pure_callback(boom, S((), jnp.float32), x),
+            "io": lambda x: io_callback(boom, S((), jnp.float32), x),
+            "debug": lambda x: (jax.debug.callback(boom, x), x)[1],
+            "print": lambda x: (jax.debug.print("{:d}", x), x)[1]}[api]
+    f = jax.jit(call) if jitted else call
+    with pytest.raises((JaxRuntimeError, ValueError)):
+        float(f(1.0))
+    try:
+        jax.effects_barrier()
+    except JaxRuntimeError:
+        pass
+    records = [r for r in caplog.records if r.name == logger_name]
+    assert [(r.levelname, r.getMessage(), r.exc_info[0]) for r in records] == [
+        ("ERROR", message, ValueError)]
+
+
+def test_a_wrong_result_is_not_logged(caplog):
+    # recorded from JAX 0.10.2: only the callback's own exception is logged
+    with pytest.raises(JaxRuntimeError):
+        jax.pure_callback(lambda: np.ones(3, np.float32), S((), jnp.float32))
+    assert not [r for r in caplog.records if r.name.startswith("minijax")]
+
+
+@pytest.mark.parametrize("api", ["pure", "io", "debug"])
+def test_system_exit_in_a_jitted_callback_is_the_programs_error(jit_backend, api):
+    # recorded from JAX 0.10.2: any exception, SystemExit too (the debugger's `q`), is
+    # the running program's JaxRuntimeError; eagerly debug.callback raises it as it is
+    def leave(*args):
+        sys.exit(3)
+
+    call = {"pure": lambda x: jax.pure_callback(leave, S((), jnp.float32), x),
+            "io": lambda x: io_callback(leave, S((), jnp.float32), x),
+            "debug": lambda x: (jax.debug.callback(leave, x), x + 1)[1]}[api]
+    with pytest.raises(JaxRuntimeError) as info:
+        float(jax.jit(call)(1.0))
+    assert str(info.value).splitlines()[-1] == "SystemExit: 3"
+    assert any(type(e) is SystemExit for e in _causes(info.value))
+    try:
+        jax.effects_barrier()
+    except JaxRuntimeError:
+        pass
+    if api == "debug":
+        with pytest.raises(SystemExit):
+            jax.debug.callback(leave, 1.0)
