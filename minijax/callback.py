@@ -44,7 +44,7 @@ from minijax.abstract_arrays import ShapedArray
 from minijax.array import array_from_numpy
 from minijax.control_flow import scan
 from minijax.dtypes import canonicalize_dtype
-from minijax.effects import Effect, ordered_effects
+from minijax.effects import effect_kinds
 from minijax.errors import JaxRuntimeError
 from minijax.interpreters.ad import jvp_rules
 from minijax.interpreters.batching import batch_size, batching_rules, moveaxis, not_mapped
@@ -255,30 +255,25 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
                          f"but got: {vmap_method}")
+    return _bind_callback(pure_callback_p, callback, result_shape_dtypes, args, kwargs,
+                          sharding=sharding, vmap_method=vmap_method)
+
+
+def _bind_callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
+    """Bind ``prim`` on the flattened ``(args, kwargs)``; the results as a pytree."""
     flat_args, in_tree = tree_flatten((args, kwargs))
     result_avals, out_tree = _result_avals(result_shape_dtypes)
-    out_flat = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
-                                    result_avals=result_avals, sharding=sharding,
-                                    vmap_method=vmap_method)
+    out_flat = prim.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+                         result_avals=result_avals, **params)
     return tree_unflatten(out_tree, out_flat)
 
 
 # =============================================================================
 # io_callback
 # =============================================================================
-class IOEffect(Effect):
-    """The effect of an unordered ``io_callback``: never dropped, not sequenced."""
-    name = "IO"
-
-
-class OrderedIOEffect(Effect):
-    """The effect of ``io_callback(..., ordered=True)``: runs in program order."""
-    name = "OrderedIO"
-
-
+IOEffect, OrderedIOEffect = effect_kinds("IO", __name__, "``io_callback``")
 _IOEffect = IOEffect()
 _OrderedIOEffect = OrderedIOEffect()
-ordered_effects.add_type(OrderedIOEffect)
 
 io_callback_p = Primitive("io_callback", multiple_results=True, kind="other")
 
@@ -318,9 +313,5 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
     ``OrderedIO`` effect (calls happen in program order, across dispatches
     and devices; such a call cannot be vmapped). Not differentiable.
     """
-    flat_args, in_tree = tree_flatten((args, kwargs))
-    result_avals, out_tree = _result_avals(result_shape_dtypes)
-    out_flat = io_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
-                                  result_avals=result_avals, sharding=sharding,
-                                  ordered=ordered)
-    return tree_unflatten(out_tree, out_flat)
+    return _bind_callback(io_callback_p, callback, result_shape_dtypes, args, kwargs,
+                          sharding=sharding, ordered=ordered)

@@ -51,7 +51,7 @@ from minijax import lax, numpy as jnp
 from minijax.backends.cpu import rules as _cpu_rules
 from minijax.callback import call_python, callback_error
 from minijax.core import get_aval
-from minijax.effects import Effect, ordered_effects
+from minijax.effects import effect_kinds
 from minijax.interpreters.ad import jvp_rules
 from minijax.interpreters.batching import batching_rules, not_mapped
 from minijax.jaxpr import effect_rules
@@ -67,19 +67,10 @@ __all__ = ["DebugEffect", "OrderedDebugEffect", "debug_effect", "ordered_debug_e
 logger = logging.getLogger(__name__)
 
 
-class DebugEffect(Effect):
-    """The effect of ``debug.print``/``debug.callback``: never dropped, not sequenced."""
-    name = "Debug"
-
-
-class OrderedDebugEffect(Effect):
-    """The effect of ``debug.print(..., ordered=True)``: in program order."""
-    name = "OrderedDebug"
-
-
+DebugEffect, OrderedDebugEffect = effect_kinds("Debug", __name__,
+                                               "``debug.print``/``debug.callback``")
 debug_effect = DebugEffect()
 ordered_debug_effect = OrderedDebugEffect()
-ordered_effects.add_type(OrderedDebugEffect)
 
 
 def _call_debug(fn: Callable, np_args) -> None:

@@ -37,7 +37,7 @@ from typing import Iterable
 from minijax.jaxpr import join_effects, no_effects
 
 __all__ = ["Effect", "Effects", "EffectTypeSet", "no_effects", "join_effects",
-           "ordered_effects", "is_ordered", "ordered_effects_of"]
+           "ordered_effects", "is_ordered", "ordered_effects_of", "effect_kinds"]
 
 
 class Effect:
@@ -82,6 +82,20 @@ class EffectTypeSet:
 #: The ordered effects: their occurrences happen in program order, across
 #: dispatches and devices (one runtime token per effect and thread).
 ordered_effects = EffectTypeSet()
+
+
+def effect_kinds(name: str, module: str, what: str) -> tuple[type, type]:
+    """The two effect classes of one kind of effect: ``<name>Effect`` (printed
+    ``name``: never dropped, not sequenced) and ``Ordered<name>Effect`` (printed
+    ``Ordered<name>``: in program order, registered in :data:`ordered_effects`)."""
+    unordered = type(f"{name}Effect", (Effect,), {
+        "name": name, "__module__": module,
+        "__doc__": f"The effect of {what}: never dropped, not sequenced."})
+    ordered = type(f"Ordered{name}Effect", (Effect,), {
+        "name": f"Ordered{name}", "__module__": module,
+        "__doc__": f"The effect of {what} with ``ordered=True``: in program order."})
+    ordered_effects.add_type(ordered)
+    return unordered, ordered
 
 
 def is_ordered(effect: Effect) -> bool:
