@@ -307,7 +307,10 @@ def execute_executable(executable, flat_args, device=None) -> list:
     stream = stream_for(device)
     effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
     fastest = getattr(executable, "_fastest_run_seconds", None)
-    if (_inline and fastest is not None and fastest <= INLINE_MAX_SECONDS and stream.idle()
+    # A program with effects (a print, a callback) runs inline whenever it may, as
+    # JAX's CPU client runs one before returning: its lines appear during the call.
+    quick = effects or (fastest is not None and fastest <= INLINE_MAX_SECONDS)
+    if (_inline and quick and stream.idle()
             and _all_ready(_buffers_of(flat_args)) and _nothing_to_wait_for(effects)):
         t0 = time.perf_counter()
         try:

@@ -21,6 +21,17 @@ from effect_helpers import run_python
 
 
 # --- effects_barrier ------------------------------------------------------------------------
+def test_a_program_with_an_effect_runs_before_the_call_returns_when_it_can(jit_backend):
+    """As JAX's CPU client does (a jitted callback that sleeps blocks the call, in JAX
+    0.10.2): with the device idle and nothing to wait for, the call runs it inline."""
+    log = []
+    f = jax.jit(lambda x: jax.debug.callback(lambda v: log.append(float(v)), x))
+    runtime.synchronize()  # the device idle
+    f(1.0)
+    f(2.0)
+    assert log == [1.0, 2.0]
+
+
 def test_effects_barrier_waits_for_a_slow_callback(jit_backend):
     gate, log = threading.Event(), []
 
@@ -29,7 +40,8 @@ def test_effects_barrier_waits_for_a_slow_callback(jit_backend):
         log.append(float(x))
 
     f = jax.jit(lambda x: jax.debug.callback(slow, x))  # unordered, no output at all
-    f(1.0)
+    with runtime.inline_dispatch(False):  # through the queue, as on an accelerator
+        f(1.0)
     assert log == []  # dispatched: the call returned before the callback could finish
     gate.set()
     jax.effects_barrier()
@@ -105,7 +117,8 @@ def test_an_unordered_eager_effect_does_not_wait(jit_backend):
     gate, log = threading.Event(), []
     f = jax.jit(lambda x: jax.debug.callback(lambda v: gate.wait(10) and log.append("jit"),
                                              x, ordered=True))
-    f(1.0)
+    with runtime.inline_dispatch(False):  # through the queue, as on an accelerator
+        f(1.0)
     jax.debug.callback(lambda: log.append("eager"))  # unordered: not sequenced
     assert log == ["eager"]
     gate.set()
