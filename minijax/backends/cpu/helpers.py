@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Helper", "HELPERS", "register", "with_callees", "gemm_helper",
+__all__ = ["Helper", "HELPERS", "register", "request", "with_callees", "gemm_helper",
            "reduce_precision_helper", "sort_helper", "helper_library_source",
            "use_helper_library", "shared_helpers", "decorated", "with_preludes", "DECORATOR"]
 
@@ -45,6 +45,12 @@ def register(name: str, source: str, *, options: str | None = None,
              prelude: str | None = None, calls=()) -> str:
     """Add helper ``name`` (a second registration with the same source is a no-op)."""
     HELPERS.setdefault(name, Helper(name, source, options, prelude, tuple(calls)))
+    return name
+
+
+def request(helpers: set, name: str) -> str:
+    """Add helper ``name`` and the helpers it calls to a kernel's ``helpers``; its name."""
+    helpers.update(with_callees([name]))
     return name
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PARALLEL_THRESHOLD", "TRANSPOSE_TILE", "copy_loops", "permuted_copy",
-           "open_loops", "close_loops", "index"]
+           "open_loops", "opened", "close_loops", "index"]
 
 #: Fused loop nests (and big copies) with at least this many elements run their
 #: outer loop in parallel (``prange``).
@@ -68,24 +68,30 @@ def permuted_copy(w, name: str, x: str, shape, dtype: str, perm, comment=None) -
     w.depth -= len(loops)
 
 
-def open_loops(w, shape, prefix: str) -> list[str]:
-    """Emit nested ``for`` loops over ``shape`` and return their index variables.
-    A dimension of size 1 gets no loop: its index is ``"0"``. The caller closes
-    the loops with :func:`close_loops`."""
+def open_loops(w, shape, prefix: str, dims=None) -> list[str]:
+    """Emit nested ``for`` loops over ``shape`` (over its dimensions ``dims`` only,
+    when given) and return their index variables, ``{prefix}{d}``. A dimension of
+    size 1 gets no loop: its index is ``"0"``. The caller closes the loops with
+    :func:`close_loops`."""
     names = []
-    for d, n in enumerate(shape):
-        if n == 1:
+    for d in range(len(shape)) if dims is None else dims:
+        if shape[d] == 1:
             names.append("0")
             continue
-        w.emit(f"for {prefix}{d} in range({n}):")
+        w.emit(f"for {prefix}{d} in range({shape[d]}):")
         w.depth += 1
         names.append(f"{prefix}{d}")
     return names
 
 
+def opened(names) -> int:
+    """How many loops :func:`open_loops` opened for ``names``."""
+    return sum(name != "0" for name in names)
+
+
 def close_loops(w, names) -> None:
     """Close the loops :func:`open_loops` opened."""
-    w.depth -= sum(name != "0" for name in names)
+    w.depth -= opened(names)
 
 
 def index(parts) -> str:

@@ -48,8 +48,8 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu import host_calls
 from minijax.backends.cpu import math_helpers, trig_helpers  # noqa: F401  (register their helpers)
-from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, sort_helper,
-                                          with_callees)
+from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, request,
+                                          sort_helper)
 from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, close_loops, copy_loops, index,
                                         open_loops, permuted_copy)
 from minijax.backends.cpu.syntax import (cast, compute_dtype, data_shape, int_views, is_half,
@@ -119,8 +119,7 @@ class ScalarContext:
 
     def helper(self, name: str) -> str:
         """Request helper ``name`` (and the helpers it calls); returns its name."""
-        self.helpers.update(with_callees([name]))
-        return name
+        return request(self.helpers, name)
 
     def wrap(self, expr: str) -> str:
         """Cast back to the output dtype unless Numba already keeps it (floats)."""

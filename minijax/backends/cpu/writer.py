@@ -38,8 +38,8 @@ import numpy as np
 
 from minijax.backends import plan as kernel_plan
 from minijax.backends.cpu.helpers import (DECORATOR, decorated, shared_helpers,
-                                          with_callees, with_preludes)
-from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
+                                          request, with_preludes)
+from minijax.backends.cpu.loops import PARALLEL_THRESHOLD, open_loops, opened
 from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_identity
 from minijax.backends.cpu.syntax import cast, data_shape, is_half, kind, literal, np_dtype
 from minijax.jaxpr import Literal, Var
@@ -181,8 +181,7 @@ class KernelWriter:
 
     def helper(self, name: str) -> str:
         """Request helper ``name`` (and the helpers it calls) for this kernel."""
-        self.helpers.update(with_callees([name]))
-        return name
+        return request(self.helpers, name)
 
     # --- fused loop nests -----------------------------------------------------------
     def loop_nest(self, step: kernel_plan.LoopNest, donors=None) -> None:
@@ -275,10 +274,10 @@ class KernelWriter:
         else:
             self.emit(f"{name} = np.empty({lanes}, dtype={np_dtype(reduce.acc_dtype)})")
             lane = lambda i: f"{name}[{i}]"  # noqa: E731
-        outer = self._open(shape, range(1 if parallel else 0, kept))
+        outer = opened(open_loops(self, shape, "i", range(1 if parallel else 0, kept)))
         self.emit(f"for {last}l in range({lanes}):")
         self.emit(f"    {lane(last + 'l')} = {literal(reduce.identity(), reduce.acc_dtype)}")
-        inner = self._open(shape, range(kept, rank - 1))
+        inner = opened(open_loops(self, shape, "i", range(kept, rank - 1)))
         full = n - n % lanes
         self.emit(f"for {last}o in range(0, {full}, {lanes}):")
         self.emit(f"    for {last}l in range({lanes}):")
@@ -297,17 +296,6 @@ class KernelWriter:
         reduce.update(lane(f"{last}l"))
         self.depth -= 1 + outer + (2 if parallel else 0)
         reduce.finish()
-
-    def _open(self, shape, dims) -> int:
-        """Open ``for i{d}`` loops over ``dims`` (none for a dimension of size 1);
-        returns how many were opened."""
-        opened = 0
-        for d in dims:
-            if shape[d] != 1:
-                self.emit(f"for i{d} in range({shape[d]}):")
-                self.depth += 1
-                opened += 1
-        return opened
 
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""

@@ -294,9 +294,9 @@ def fold_constants(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
             env[out] = Literal(value[()], out.aval)
             continue
         eqns.append(eqn)
-    if not env:
-        return _rewrite_bodies(closed_jaxpr, fold_constants, eqns)
     folded = _rewrite_bodies(closed_jaxpr, fold_constants, eqns)
+    if not env:
+        return folded
     outvars = [sub(a) for a in jaxpr.outvars]
     return ClosedJaxpr(folded.jaxpr.replace(outvars=outvars), closed_jaxpr.consts)
 
