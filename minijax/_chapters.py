@@ -124,6 +124,15 @@ MODULES = {
     "minijax.backends.cpu.tiered": 9,
     "minijax.backends.cpu.backend": 9,
     "minijax.backends.cpu.host_calls": 9,
+    # chapter 10: the CUDA target
+    "minijax.backends.cuda": 10,
+    "minijax.backends.cuda.platform": 10,
+    "minijax.backends.cuda.memory": 10,
+    "minijax.backends.cuda.helpers": 10,
+    "minijax.backends.cuda.rules": 10,
+    "minijax.backends.cuda.writer": 10,
+    "minijax.backends.cuda.compile": 10,
+    "minijax.backends.cuda.backend": 10,
     # chapter 11 (the runtime helper adds its modules here)
     "minijax.runtime": 11,
     "minijax.runtime.futures": 11,

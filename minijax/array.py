@@ -22,7 +22,7 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.abstract_arrays import HasAval, ShapedArray
-from minijax.buffers import Buffer
+from minijax.buffers import Buffer, buffer_on
 from minijax.devices import Device
 
 
@@ -72,8 +72,12 @@ class Array(HasAval):
         """Start copying the value to the host.
 
         On the CPU a device's memory *is* host memory, so there is nothing to
-        start: reading the value still waits until it has been computed.
+        start: reading the value still waits until it has been computed. A GPU
+        buffer (chapter 10) queues the device-to-host copy on its stream.
         """
+        start = getattr(self._live_buffer(), "copy_to_host_async", None)
+        if start is not None:
+            start()
 
     def delete(self) -> None:
         """Free the buffer; any later use of the array raises ``RuntimeError``."""
@@ -199,4 +203,4 @@ def array_from_numpy(value, weak_type: bool = False, device: Device | None = Non
     dt = dtypes.canonicalize_dtype(value.dtype)
     if dt != value.dtype:
         value = value.astype(dt)
-    return Array(ShapedArray(value.shape, dt, weak_type), Buffer(value, device))
+    return Array(ShapedArray(value.shape, dt, weak_type), buffer_on(value, device))

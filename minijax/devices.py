@@ -3,7 +3,7 @@
 In chapter 00 there is one device, the host CPU, and a buffer is a NumPy
 array that is already there. The class exists now so that an ``Array`` can
 answer ``.device`` and ``.devices()`` as JAX's does; chapter 10 adds CUDA
-devices and chapter 11 gives each device a queue.
+devices (:func:`register_platform`) and chapter 11 gives each device a queue.
 
 Chapter 11 can also split the CPU into several *virtual* devices (as XLA's
 ``--xla_force_host_platform_device_count`` does). The list of devices is
@@ -20,6 +20,9 @@ class Device:
     """A place that holds buffers and runs computations."""
     platform = "unknown"
     device_kind = "unknown"
+    #: Chapter 10: a device whose own hardware queue (a CUDA stream) orders its
+    #: work; chapter 11's executor then hands work straight to it, with no thread.
+    queue_is_own = False
 
     def __init__(self, id: int = 0):
         self.id = id
@@ -70,8 +73,59 @@ def _all_cpu_devices() -> list[Device]:
     return _cpu_devices
 
 
+#: Chapter 10: platform name -> (aliases, devices(), is_default()): the
+#: platforms besides the CPU. ``devices()`` makes the list on first use;
+#: ``is_default()`` says whether the platform is the default one (a real GPU,
+#: or the user chose it with ``JAX_PLATFORMS``).
+_platforms: dict[str, tuple] = {}
+_default: list = []  # the default device, once known
+
+
+def register_platform(platform: str, devices_fn, is_default_fn, aliases=()) -> None:
+    """Chapter 10: add a platform (``"gpu"``, also named ``"cuda"``) whose devices
+    ``devices_fn()`` lists (an empty list: none present); ``is_default_fn()``
+    says whether it is the default platform. Asked on first use only."""
+    _platforms[platform] = (tuple(aliases), devices_fn, is_default_fn)
+    _default.clear()
+
+
+def _platform_name(backend: str) -> str:
+    for platform, (aliases, _, _) in _platforms.items():
+        if backend == platform or backend in aliases:
+            return platform
+    return backend
+
+
+def _platform_devices(platform: str) -> list[Device]:
+    if platform == "cpu":
+        return _all_cpu_devices()
+    entry = _platforms.get(platform)
+    return entry[1]() if entry is not None else []
+
+
+def default_platform() -> str:
+    """``"cpu"``, unless a registered platform is present and says it is the default."""
+    return default_device().platform
+
+
 def default_device() -> Device:
-    return _cpu_devices[0]
+    """The first device of the default platform (the CPU unless chapter 10 finds a GPU)."""
+    if _default:
+        return _default[0]
+    device = _cpu_devices[0]
+    for platform, (_, devices_fn, is_default_fn) in _platforms.items():
+        if is_default_fn():
+            found = devices_fn()
+            if found:
+                device = found[0]
+                break
+    _default.append(device)
+    return device
+
+
+def other_platforms_present() -> bool:
+    """Has a platform besides the CPU been registered (so an Array may live elsewhere)?"""
+    return bool(_platforms)
 
 
 # --- the device queries of the ``jax`` namespace -----------------------------
@@ -79,26 +133,35 @@ def default_device() -> Device:
 # ``block_until_ready``) needs arrays and buffers, so it lives in
 # :mod:`minijax.transfers`; this module knows only the devices themselves.
 
-def _check_backend(backend) -> None:
-    if backend is None or backend == "cpu":
-        return
-    if backend == "gpu":
+def _present() -> list[str]:
+    return ["cpu", *(p for p in _platforms if _platform_devices(p))]
+
+
+def _check_backend(backend) -> str:
+    """The platform named ``backend`` (the default one if None), if it is present;
+    else JAX's error."""
+    if backend is None:
+        return default_device().platform
+    platform = _platform_name(backend)
+    if platform == "cpu" or (platform in _platforms and _platform_devices(platform)):
+        return platform
+    present = ", ".join(_present())
+    if backend == "gpu":  # JAX's two messages: a platform alias, and a backend name
         raise RuntimeError(
-            "Unknown backend: 'gpu' requested, but no platforms that are instances "
-            "of gpu are present. Platforms present are: cpu")
-    raise RuntimeError(f"Unknown backend {backend}. Available backends are ['cpu']")
+            f"Unknown backend: '{backend}' requested, but no platforms that are instances "
+            f"of {backend} are present. Platforms present are: {present}")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are "
+                       f"{_present()}")
 
 
 def devices(backend=None) -> list[Device]:
     """All devices of ``backend`` (the default backend if None): ``[CpuDevice(id=0)]``."""
-    _check_backend(backend)
-    return list(_all_cpu_devices())
+    return list(_platform_devices(_check_backend(backend)))
 
 
 def local_devices(process_index=None, backend=None, host_id=None) -> list[Device]:
     """The devices attached to this process (all of them: there is one process)."""
-    _check_backend(backend)
-    return list(_all_cpu_devices())
+    return list(_platform_devices(_check_backend(backend)))
 
 
 def device_count(backend=None) -> int:

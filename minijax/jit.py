@@ -48,6 +48,7 @@ from minijax.backends.registry import execute, get_backend
 from minijax.config import check_tracer_leaks as _check_tracer_leaks
 from minijax.config import disable_jit as _disable_jit
 from minijax.core import Tracer, eval_trace, find_cur_trace, get_aval, set_current_trace
+from minijax.devices import default_platform, devices, other_platforms_present
 from minijax.dispatch import to_numpy
 from minijax.errors import JaxprTypeError, escaped_tracer_error
 from minijax.interpreters import ad, batching
@@ -153,9 +154,37 @@ def get_executable(closed_jaxpr: ClosedJaxpr, name: str, backend, in_shardings=(
     return executable
 
 
+def backend_for(backend: str | None, device=None, flat_args=()):
+    """The backend that runs a call: the one named, else the one of ``device``'s
+    platform, else that of the first argument living on another platform than
+    the default one (a GPU Array keeps its computations on the GPU, chapter 10),
+    else the default backend."""
+    if backend is not None:
+        return get_backend(backend)
+    if not other_platforms_present():
+        return get_backend(None)
+    default = default_platform()
+    if device is None:
+        device = next((x.device for x in flat_args
+                       if isinstance(x, Array) and x.device.platform != default), None)
+    return get_backend(None if device is None or device.platform == default
+                       else device.platform)
+
+
+def device_of_backend(backend):
+    """Where a call on ``backend`` runs when no device is named: ``None`` (where the
+    inputs live) for the default platform, else that platform's first device
+    (``jit(f, backend="cuda")`` on host inputs runs on the GPU)."""
+    if not other_platforms_present() or backend.platform in ("cpu", default_platform()):
+        return None
+    return devices(backend.platform)[0]
+
+
 def _jit_impl(*args, jaxpr, name, in_shardings, **_):
     """Evaluating a ``jit`` equation: compile its jaxpr (once) and run it."""
-    outs = execute(get_executable(jaxpr, name, get_backend(), in_shardings), args)
+    backend = backend_for(None, None, args)
+    outs = execute(get_executable(jaxpr, name, backend, in_shardings), args,
+                   device_of_backend(backend))
     return [to_numpy(o) for o in outs]
 
 
@@ -666,8 +695,8 @@ class JitWrapped:
         return tuple(out)
 
     # --- calling -------------------------------------------------------------------------
-    def _backend(self):
-        return get_backend(self._info.backend)
+    def _backend(self, flat=()):
+        return backend_for(self._info.backend, self._info.device, flat)
 
     def __call__(self, *args, **kwargs):
         if _disable_jit.value:
@@ -690,9 +719,10 @@ class JitWrapped:
                 raise TypeError(f"Argument '{name}' of shape {aval.str_short()} of type "
                                 f"{type(x)} is not a valid JAX type.")
         params = result.params
-        executable = get_executable(result.closed_jaxpr, params["name"], self._backend(),
+        backend = self._backend(flat)
+        executable = get_executable(result.closed_jaxpr, params["name"], backend,
                                     params["in_shardings"])
-        outs = execute(executable, flat, self._info.device)
+        outs = execute(executable, flat, self._info.device or device_of_backend(backend))
         if any(params["donated_invars"]):
             _delete_donated(flat, params["donated_invars"], outs)
         return outs

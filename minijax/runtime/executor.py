@@ -53,7 +53,7 @@ import numpy as np
 from minijax import dispatch, profiler
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
-from minijax.buffers import Buffer
+from minijax.buffers import Buffer, buffer_on
 from minijax.devices import default_device
 from minijax.dtypes import canonicalize_dtype
 from minijax.jaxpr import effect_rules, eqn_effects, no_effects
@@ -304,6 +304,8 @@ def execute_executable(executable, flat_args, device=None) -> list:
     if running.busy:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
+    if device.queue_is_own:  # a GPU: the executable enqueues on its CUDA stream and returns
+        return executable(*flat_args)
     stream = stream_for(device)
     effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
     fastest = getattr(executable, "_fastest_run_seconds", None)
@@ -373,6 +375,8 @@ def transfer(source, weak: bool, device):
         source = np.asarray(source)
         aval = ShapedArray(source.shape, canonicalize_dtype(source.dtype), weak)
         args, kind = [], Array
+    if device.queue_is_own:  # a GPU: its own stream copies asynchronously (chapter 10)
+        return kind(aval, buffer_on(_copy(source, aval), device))
     if running.busy or (_inline and stream_for(device).idle() and math.prod(aval.shape)
                         <= INLINE_MAX_ELEMENTS and _all_ready(_buffers_of(args))):
         return kind(aval, Buffer(_copy(source, aval), device))

@@ -1,0 +1,185 @@
+"""Chapter 10 — the CUDA backend: jaxprs lowered to numba.cuda kernels.
+
+The pipeline, stage for stage against the CPU's (chapter 09)::
+
+    CPU:   jaxpr -> plan -> one @njit function     -> LLVM IR  -> machine code
+    CUDA:  jaxpr -> plan -> @cuda.jit kernels       -> PTX      -> GPU code
+                            + a host driver           (Compiled.as_text())
+                            (Lowered.as_text())
+
+The plan is the CPU's (:func:`minijax.backends.plan.make_plan`), asked of
+:class:`CudaTarget`, which answers from the CUDA rule table. What it cannot
+lower is an error at lowering time, naming the primitive: a GPU program
+never falls back to the interpreter behind the user's back.
+
+Running (:class:`CudaExecutable`): the arguments' device arrays (a GPU
+Array's own memory, or a host value copied over on the stream), then the
+driver, which queues the kernels on the device's stream and returns at once.
+The outputs are :class:`~.memory.CudaBuffer` s, ready when the event recorded
+after the last kernel has passed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minijax.array import Array
+from minijax.backends.cuda import compile as compiler
+from minijax.backends.cuda.memory import CudaBuffer, device_array_of, recorded_event
+from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cuda, simulator
+from minijax.backends.cuda.rules import LOWERINGS
+from minijax.backends.cuda.writer import GPU_LAUNCH, SIMULATOR_LAUNCH, generate_module
+from minijax.backends.interpreter import as_output_array
+from minijax.backends.plan import Target, make_plan
+from minijax.backends.registry import Backend, Executable, Lowering, register_backend
+from minijax.jaxpr import Literal
+
+__all__ = ["CudaTarget", "NumbaCudaBackend", "CudaLowering", "CudaExecutable"]
+
+
+class CudaTarget(Target):
+    """The planner's questions, answered from :data:`.rules.LOWERINGS`."""
+
+    def eqn_problem(self, eqn) -> str | None:
+        if eqn.primitive not in LOWERINGS:
+            return eqn.primitive.name
+        return None
+
+    def dtype_problem(self, dtype) -> str | None:
+        """bool, integers, float32/64 (float16 and complex: not yet on CUDA)."""
+        ok = dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 4)
+        return None if ok else f"dtype {dtype}"
+
+
+TARGET = CudaTarget()
+
+
+def _unsupported_error(name: str, what) -> NotImplementedError:
+    return NotImplementedError(
+        f"jit({name}) cannot be lowered for CUDA: no CUDA lowering for "
+        f"{', '.join(what)}. Run it on the CPU (put its inputs on jax.devices('cpu')[0], "
+        "or jit(f, backend='cpu')).")
+
+
+class CudaLowering(Lowering):
+    """The generated module: ``as_text()`` is its source (kernels, then the driver)."""
+
+    def __init__(self, backend, closed_jaxpr, name: str, plan, module):
+        super().__init__(backend, closed_jaxpr, name)
+        self.plan = plan
+        self.module = module
+
+    def as_text(self) -> str:
+        return self.module.source
+
+    def cost_analysis(self) -> dict[str, float]:
+        return self.plan.cost_analysis()
+
+
+class CudaExecutable(Executable):
+    """The loaded module, and how to run its driver on minijax values."""
+    #: the driver queues work on the device's own stream and returns at once
+    asynchronous = True
+
+    def __init__(self, lowering: CudaLowering):
+        super().__init__(lowering)
+        self.module = compiler.load_module(lowering.module.source)
+        self.driver = getattr(self.module, lowering.module.driver)
+        closed = lowering.plan.closed_jaxpr
+        jaxpr = closed.jaxpr
+        self._consts = list(closed.consts)
+        self._const_avals = [v.aval for v in jaxpr.constvars]
+        self._device_consts = {}  # device -> the constants' device arrays
+        computed = kernel_outputs_of(jaxpr)
+        self._computed_avals = [v.aval for v in computed]
+        self._sources = []
+        for v in jaxpr.outvars:
+            if isinstance(v, Literal):
+                self._sources.append(("lit", v.val))
+            elif v in computed:
+                self._sources.append(("kernel", computed.index(v)))
+            elif v in jaxpr.invars:
+                self._sources.append(("arg", jaxpr.invars.index(v)))
+            else:
+                self._sources.append(("const", jaxpr.constvars.index(v)))
+
+    def _device(self, flat_args):
+        for x in flat_args:
+            buffer = getattr(x, "_buffer", None)
+            if isinstance(buffer, CudaBuffer):
+                return buffer.device
+        devices = gpu_devices()
+        if not devices:
+            raise RuntimeError("jit(%s) was compiled for CUDA, but no GPU is present "
+                               "(and the CUDA simulator is off)" % self.name)
+        return devices[0]
+
+    def __call__(self, *flat_args) -> list:
+        device = self._device(flat_args)
+        consts = self._device_consts.get(device)
+        if consts is None:
+            consts = self._device_consts[device] = [
+                device_array_of(c, a, device) for c, a in zip(self._consts, self._const_avals)]
+        args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
+        results = self.driver(device.stream, *consts, *args)
+        done = recorded_event(device.stream)
+        outs = []
+        for (kind, k), aval in zip(self._sources, self.out_avals):
+            if kind == "kernel":
+                buffer = CudaBuffer(results[k], device, shape=aval.shape, dtype=aval.dtype,
+                                    event=done)
+                outs.append(Array(aval, buffer))
+            elif kind == "arg":
+                outs.append(as_output_array(flat_args[k], aval))
+            elif kind == "const":
+                outs.append(as_output_array(self._consts[k], aval))
+            else:
+                outs.append(as_output_array(np.asarray(k, dtype=aval.dtype), aval))
+        return outs
+
+    def as_text(self, cc=None) -> str:
+        """The PTX of every kernel, for compute capability ``cc`` (the GPU's, else 8.0)."""
+        if cc is None:
+            cc = compiler.DEFAULT_CC
+            if not simulator() and gpu_devices():
+                cc = numba_cuda().gpus[0].compute_capability
+        parts = []
+        for kernel in self.lowering.module.kernels:
+            parts.append(f"// ---- {kernel.name} (grid {kernel.grid}, block {kernel.block})\n"
+                         + compiler.kernel_ptx(self.module, kernel, cc))
+        return "\n\n".join(parts)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return self.lowering.plan.cost_analysis()
+
+
+def kernel_outputs_of(jaxpr) -> list:
+    from minijax.backends.cpu.writer import kernel_outputs
+    return kernel_outputs(jaxpr)
+
+
+class NumbaCudaBackend(Backend):
+    """Kernels for numba.cuda, run on a GPU or on Numba's CUDA simulator."""
+    name = "cuda"
+    platform = "gpu"
+    ir_name = "numba.cuda kernel source"
+    compiler_name = "numba.cuda"
+
+    def lower(self, closed_jaxpr, *, name: str, **options):
+        plan = make_plan(closed_jaxpr, TARGET)
+        if not plan.supported:
+            raise _unsupported_error(name, plan.unsupported)
+        launch = SIMULATOR_LAUNCH if simulator() else GPU_LAUNCH
+        try:
+            module = generate_module(plan, name, launch)
+        except NotImplementedError as e:
+            raise _unsupported_error(name, [str(e)]) from None
+        return CudaLowering(self, closed_jaxpr, name, plan, module)
+
+    def compile(self, lowering, **options):
+        return CudaExecutable(lowering)
+
+
+def _register() -> None:
+    """Register the backend: the default one (above the CPU's 1) when the GPU is the
+    default platform, else only by name (``backend="cuda"``) or by device."""
+    register_backend("cuda", NumbaCudaBackend(), priority=2 if gpu_is_default() else -1)

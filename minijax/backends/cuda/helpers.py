@@ -1,0 +1,85 @@
+"""Chapter 10 — CUDA device helpers: the small functions kernels call.
+
+A CUDA kernel cannot call the CPU target's ``@njit`` helpers, so each helper a
+CUDA rule requests is written into the kernel module as a *device function*
+(``@cuda.jit(device=True, inline="always")``). ``inline="always"`` matters:
+a device function that is not inlined needs a GPU driver to compile, so
+without it CI (which has no GPU) could not check the PTX.
+
+Where the CPU helper's source is valid CUDA (only arithmetic, comparisons and
+``np.int64(...)``-style casts), it is taken as it is from
+:data:`minijax.backends.cpu.helpers.HELPERS`: one definition of XLA's ``max``
+for both targets. Helpers that call NumPy functions on scalars (``np.trunc``,
+``np.sign``: they do not compile for CUDA) are written here with ``math``.
+"""
+from __future__ import annotations
+
+from minijax.backends.cpu.helpers import HELPERS as CPU_HELPERS
+
+__all__ = ["CUDA_HELPERS", "DEVICE_DECORATOR", "request", "helper_source"]
+
+DEVICE_DECORATOR = '@cuda.jit(device=True, inline="always")'
+
+#: CPU helpers whose source is valid CUDA as it is.
+_SHARED = ("_fmax", "_fmin", "_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min")
+
+#: name -> source: the helpers written for CUDA.
+CUDA_HELPERS: dict[str, str] = {name: CPU_HELPERS[name].source for name in _SHARED}
+
+CUDA_HELPERS["_trunc"] = '''
+def _trunc(x):
+    """Round toward zero, in x's float type (``math.trunc`` would give an integer)."""
+    return math.floor(x) if x >= 0 else math.ceil(x)
+'''
+
+CUDA_HELPERS["_round_away"] = '''
+def _round_away(x):
+    """Round halves away from zero (XLA's default rounding)."""
+    t = _trunc(x)
+    if abs(x - t) >= 0.5:
+        return t + 1 if x > 0 else t - 1
+    return t
+'''
+
+CUDA_HELPERS["_rint"] = '''
+def _rint(x):
+    """Round halves to even (XLA's ROUND_TO_NEAREST_EVEN)."""
+    r = math.floor(x + 0.5)
+    if r - x == 0.5 and math.fmod(r, 2.0) != 0:
+        r -= 1
+    return r
+'''
+
+CUDA_HELPERS["_float_to_int"] = '''
+def _float_to_int(x, lo, hi):
+    """XLA's float -> int: truncate toward zero, saturate at [lo, hi], NaN -> 0."""
+    if x != x:
+        return 0.0
+    t = _trunc(np.float64(x))
+    if t < lo:
+        return lo
+    if t >= hi + 1.0:
+        return hi
+    return t
+'''
+
+#: helper -> the helpers it calls (they must come first in the module).
+_CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}
+
+
+def request(helpers: list, name: str, what: str) -> str:
+    """Add helper ``name`` (after its callees) to a module's ``helpers``; its name.
+
+    ``what`` names the equation, for the error when CUDA has no such helper."""
+    if name not in CUDA_HELPERS:
+        raise NotImplementedError(f"{what}: the CUDA target has no device helper {name}")
+    for callee in _CALLS.get(name, ()):
+        request(helpers, callee, what)
+    if name not in helpers:
+        helpers.append(name)
+    return name
+
+
+def helper_source(name: str) -> str:
+    """Helper ``name`` as written into a kernel module: decorator and code."""
+    return f"{DEVICE_DECORATOR}{CUDA_HELPERS[name].rstrip()}"

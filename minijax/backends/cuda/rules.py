@@ -1,0 +1,355 @@
+"""Chapter 10 — the CUDA target's rule table: how each primitive becomes CUDA code.
+
+:data:`LOWERINGS` is the CUDA twin of the CPU table
+(:data:`minijax.backends.cpu.rules.LOWERINGS`), keyed by primitive and
+registered as ``lowering[cuda]`` (``minijax.primitives.rules_of("sin")``
+lists both). The forms:
+
+- ``"scalar"``: ``fn(c, *xs) -> expression``, one element of an elementwise
+  equation inside a fused kernel. Where the CPU rule's expression is valid
+  CUDA (arithmetic, comparisons, casts, and helpers that have a CUDA version,
+  :mod:`.helpers`), the CPU rule *is* the CUDA rule: the table points at the
+  same function (:func:`same_as_cpu`). Math functions differ: NumPy's
+  functions on scalars (``np.exp(x)``) do not compile for CUDA, so the CUDA
+  rules call ``math.exp(x)``, which numba.cuda maps to CUDA's libdevice
+  (``expf`` for a float32: float32 stays float32).
+- ``"reduction"``: ``fn(c, acc, x) -> statement`` folding ``x`` into ``acc``;
+  the same folds as the CPU, used by each thread and then by the
+  shared-memory tree (:mod:`.writer`).
+- ``"index"``: ``fn(c, idx) -> expression``: data movement (``transpose``,
+  ``slice``, ``pad``, ``concatenate``...) as one element of the output at
+  output index ``idx``, read from the operand at the index it maps to. The
+  writer makes each one a grid-stride kernel over the output.
+- ``"driver"``: ``fn(eqn, x) -> expression`` run by the host driver, with no
+  kernel: ``reshape`` of a contiguous device array is a new view of it.
+- ``"dot"`` (``dot_general``): the writer's tiled matrix-multiply kernel.
+- ``"inline"``: nested calls the planner inlines (``jit``, ``checkpoint``...).
+
+A primitive with no rule here makes ``jit(f, backend="cuda")`` raise at
+lowering time, naming the primitive (as XLA names a primitive with no
+lowering for a platform); nothing falls back silently.
+"""
+from __future__ import annotations
+
+from minijax import lax
+from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS
+from minijax.backends.cpu.rules import Rule, ScalarContext
+from minijax.backends.cpu.syntax import cast, kind, literal
+from minijax.backends.cuda import helpers
+from minijax.checkpoint import name_p, remat_p
+from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from minijax.interpreters.ad import add_any_p
+from minijax.jit import jit_p
+from minijax.primitives import Primitive, RuleTable, register_rule_table
+
+__all__ = ["LOWERINGS", "register", "same_as_cpu", "CudaScalarContext", "IndexContext",
+           "flat_index", "unravel"]
+
+#: Primitive -> Rule: the CUDA target's lowering of each primitive.
+LOWERINGS: dict[Primitive, Rule] = register_rule_table("lowering[cuda]", RuleTable())
+
+
+def register(prim: Primitive, fn, form: str, *, complex: bool = False, bits: bool = False):
+    """Add ``prim``'s CUDA rule; a primitive has one, never replaced."""
+    if prim in LOWERINGS:
+        raise ValueError(f"{prim} already has a CUDA lowering")
+    LOWERINGS[prim] = Rule(fn, form, complex, bits)
+
+
+def same_as_cpu(*prims: Primitive) -> None:
+    """These primitives' CPU scalar/reduction rules write valid CUDA: share them."""
+    for prim in prims:
+        rule = CPU_LOWERINGS[prim]
+        register(prim, rule.fn, rule.form)
+
+
+class CudaScalarContext(ScalarContext):
+    """The CPU's scalar context, with helpers taken from the CUDA helper set
+    (a rule asking for a helper CUDA lacks raises, naming the equation)."""
+
+    def helper(self, name: str) -> str:
+        return helpers.request(self.helpers, name, self.eqn.primitive.name)
+
+
+# =============================================================================
+# Elementwise primitives
+# =============================================================================
+same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p, lax.sign_p,
+            lax.square_p, lax.max_p, lax.min_p, lax.clamp_p, lax.integer_pow_p,
+            lax.select_n_p, lax.convert_element_type_p, lax.copy_p, lax.stop_gradient_p,
+            lax.iota_p, lax.broadcast_in_dim_p, lax.not_p, lax.and_p, lax.or_p, lax.xor_p,
+            lax.eq_p, lax.ne_p, lax.lt_p, lax.le_p, lax.gt_p, lax.ge_p,
+            lax.shift_left_p, lax.shift_right_logical_p, lax.shift_right_arithmetic_p)
+
+
+def _math(fn: str):
+    """``math.<fn>(x)`` in the output's float type (libdevice on the GPU)."""
+    return lambda c, x: cast(c.out_dtype, f"math.{fn}({x})")
+
+
+def _abs(c, x):
+    return f"abs({x})" if kind(c.out_dtype) == "f" else cast(c.out_dtype, f"abs({x})")
+
+
+def _rem(c, x, y):
+    if kind(c.out_dtype) == "f":
+        return cast(c.out_dtype, f"math.fmod({x}, {y})")
+    return CPU_LOWERINGS[lax.rem_p].fn(c, x, y)
+
+
+def _exp2(c, x):
+    return cast(c.out_dtype, f"math.pow({literal(2, c.out_dtype)}, {x})")
+
+
+def _cbrt(c, x):
+    third = literal(1 / 3, c.out_dtype)
+    return cast(c.out_dtype, f"math.copysign(math.pow(abs({x}), {third}), {x})")
+
+
+def _logistic(c, x):
+    one = literal(1, c.out_dtype)
+    return cast(c.out_dtype, f"{one} / ({one} + math.exp(-{x}))")
+
+
+def _rsqrt(c, x):
+    return cast(c.out_dtype, f"{literal(1, c.out_dtype)} / math.sqrt({x})")
+
+
+def _pow(c, x, y):
+    if kind(c.out_dtype) == "f":
+        return cast(c.out_dtype, f"math.pow({x}, {cast(c.out_dtype, y)})")
+    return CPU_LOWERINGS[lax.pow_p].fn(c, x, y)
+
+
+def _atan2(c, x, y):
+    return cast(c.out_dtype, f"math.atan2({x}, {y})")
+
+
+def _floor_ceil(fn: str):
+    def rule(c, x):
+        return cast(c.out_dtype, f"math.{fn}({x})")
+    return rule
+
+
+def _round(c, x):
+    name = "_rint" if c.eqn.params["rounding_method"] == 1 else "_round_away"
+    return cast(c.out_dtype, f"{c.helper(name)}({x})")
+
+
+def _is_finite(c, x):
+    return f"math.isfinite({x})"
+
+
+register(lax.rem_p, _rem, "scalar")
+register(lax.abs_p, _abs, "scalar")
+register(lax.pow_p, _pow, "scalar")
+register(lax.floor_p, _floor_ceil("floor"), "scalar")
+register(lax.ceil_p, _floor_ceil("ceil"), "scalar")
+register(lax.round_p, _round, "scalar")
+register(lax.is_finite_p, _is_finite, "scalar")
+register(lax.exp_p, _math("exp"), "scalar")
+register(lax.exp2_p, _exp2, "scalar")
+register(lax.expm1_p, _math("expm1"), "scalar")
+register(lax.log_p, _math("log"), "scalar")
+register(lax.log1p_p, _math("log1p"), "scalar")
+register(lax.logistic_p, _logistic, "scalar")
+register(lax.sqrt_p, _math("sqrt"), "scalar")
+register(lax.rsqrt_p, _rsqrt, "scalar")
+register(lax.cbrt_p, _cbrt, "scalar")
+register(lax.sin_p, _math("sin"), "scalar")
+register(lax.cos_p, _math("cos"), "scalar")
+register(lax.tan_p, _math("tan"), "scalar")
+register(lax.asin_p, _math("asin"), "scalar")
+register(lax.acos_p, _math("acos"), "scalar")
+register(lax.atan_p, _math("atan"), "scalar")
+register(lax.atan2_p, _atan2, "scalar")
+register(lax.sinh_p, _math("sinh"), "scalar")
+register(lax.cosh_p, _math("cosh"), "scalar")
+register(lax.tanh_p, _math("tanh"), "scalar")
+register(lax.asinh_p, _math("asinh"), "scalar")
+register(lax.acosh_p, _math("acosh"), "scalar")
+register(lax.atanh_p, _math("atanh"), "scalar")
+register(lax.erf_p, _math("erf"), "scalar")
+register(lax.erfc_p, _math("erfc"), "scalar")
+register(lax.lgamma_p, _math("lgamma"), "scalar")
+
+
+# =============================================================================
+# Reductions: the CPU's folds (each thread's, then the shared-memory tree's)
+# =============================================================================
+same_as_cpu(lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_min_p,
+            lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p)
+
+
+# =============================================================================
+# Matrix products: the tiled kernel of the writer
+# =============================================================================
+register(lax.dot_general_p, None, "dot")
+
+
+# =============================================================================
+# Data movement: one output element at output index ``idx``
+# =============================================================================
+class IndexContext:
+    """What an ``"index"`` rule may ask: the equation, and how to read an operand."""
+
+    def __init__(self, eqn, read):
+        self.eqn = eqn
+        self.read = read  # read(atom, [index expressions]) -> element expression
+
+    @property
+    def params(self):
+        return self.eqn.params
+
+    def operand(self, k: int = 0):
+        return self.eqn.invars[k]
+
+
+def _transpose(c, idx):
+    perm = c.params["permutation"]
+    src = [None] * len(perm)
+    for out_axis, in_axis in enumerate(perm):
+        src[in_axis] = idx[out_axis]
+    return c.read(c.operand(), src)
+
+
+def _slice(c, idx):
+    starts = c.params["start_indices"]
+    strides = c.params["strides"] or (1,) * len(starts)
+    return c.read(c.operand(), [f"{s} + {i} * {st}" if st != 1 else f"{s} + {i}"
+                                for s, i, st in zip(starts, idx, strides)])
+
+
+def _rev(c, idx):
+    shape = c.operand().aval.shape
+    dims = set(c.params["dimensions"])
+    return c.read(c.operand(), [f"{shape[d] - 1} - {i}" if d in dims else i
+                                for d, i in enumerate(idx)])
+
+
+def _concatenate(c, idx):
+    axis = c.params["dimension"]
+    pieces, offset = [], 0
+    for k, x in enumerate(c.eqn.invars):
+        size = x.aval.shape[axis]
+        at = list(idx)
+        at[axis] = f"({idx[axis]} - {offset})"
+        pieces.append((offset + size, c.read(x, at)))
+        offset += size
+    expr = pieces[-1][1]
+    for end, piece in reversed(pieces[:-1]):
+        expr = f"({piece} if {idx[axis]} < {end} else {expr})"
+    return expr
+
+
+def _pad(c, idx):
+    """XLA's pad: low/high padding (negative: cropping) and interior padding."""
+    x, value = c.eqn.invars
+    config = c.params["padding_config"]
+    fill = c.read(value, [])
+    conds, src = [], []
+    for d, ((lo, _, interior), i) in enumerate(zip(config, idx)):
+        n = x.aval.shape[d]
+        pos = f"({i} - {lo})" if lo else i
+        if interior:
+            conds += [f"{pos} >= 0", f"{pos} % {interior + 1} == 0",
+                      f"{pos} // {interior + 1} < {n}"]
+            src.append(f"{pos} // {interior + 1}")
+        else:
+            conds += [f"{pos} >= 0", f"{pos} < {n}"]
+            src.append(pos)
+    if not conds:
+        return c.read(x, src)
+    return f"({c.read(x, src)} if {' and '.join(conds)} else {fill})"
+
+
+def _squeeze_or_expand(c, idx):
+    """``squeeze`` / ``expand_dims``: the same elements in the same order."""
+    x = c.operand()
+    out_shape = c.eqn.outvars[0].aval.shape
+    flat = flat_index(idx, out_shape)
+    return c.read(x, unravel(flat, x.aval.shape))
+
+
+def flat_index(idx, shape) -> str:
+    """The row-major flat index of multi-index ``idx`` in ``shape`` (an expression)."""
+    terms, stride = [], 1
+    for i, n in reversed(list(zip(idx, shape))):
+        if n != 1:
+            terms.append(i if stride == 1 else f"{i} * {stride}")
+        stride *= n
+    return " + ".join(reversed(terms)) or "0"
+
+
+def unravel(flat: str, shape) -> list[str]:
+    """The multi-index (expressions) of row-major flat index ``flat`` in ``shape``;
+    a size-1 axis is index ``0``, and the first axis needs no ``%``."""
+    if not flat.isidentifier():
+        flat = f"({flat})"
+    out, strides, stride = [], [], 1
+    for n in reversed(shape):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for n, s in zip(shape, strides):
+        q = flat if s == 1 else f"{flat} // {s}"
+        if n == 1:
+            out.append("0")
+        elif all(o == "0" for o in out):  # the first real axis: flat // s < n already
+            out.append(q)
+        else:
+            out.append(f"({q}) % {n}" if s != 1 else f"{q} % {n}")
+    return out
+
+
+def _dynamic_slice(c, idx):
+    x, *starts = c.eqn.invars
+    sizes = c.params["slice_sizes"]
+    shape = x.aval.shape
+    src = []
+    for d, (i, start) in enumerate(zip(idx, starts)):
+        s = c.read(start, [])
+        clamped = f"min(max({s}, 0), {shape[d] - sizes[d]})"  # XLA clamps the start
+        src.append(f"{clamped} + {i}")
+    return c.read(x, src)
+
+
+def _dynamic_update_slice(c, idx):
+    x, update, *starts = c.eqn.invars
+    shape, ushape = x.aval.shape, update.aval.shape
+    conds, src = [], []
+    for d, (i, start) in enumerate(zip(idx, starts)):
+        s = f"min(max({c.read(start, [])}, 0), {shape[d] - ushape[d]})"
+        conds.append(f"{s} <= {i} < {s} + {ushape[d]}")
+        src.append(f"{i} - {s}")
+    return f"({c.read(update, src)} if {' and '.join(conds)} else {c.read(x, idx)})"
+
+
+register(lax.transpose_p, _transpose, "index", bits=True)
+register(lax.slice_p, _slice, "index", bits=True)
+register(lax.rev_p, _rev, "index", bits=True)
+register(lax.concatenate_p, _concatenate, "index", bits=True)
+register(lax.pad_p, _pad, "index")
+register(lax.squeeze_p, _squeeze_or_expand, "index", bits=True)
+register(lax.dynamic_slice_p, _dynamic_slice, "index", bits=True)
+register(lax.dynamic_update_slice_p, _dynamic_update_slice, "index", bits=True)
+
+
+def _reshape(eqn, x: str) -> str:
+    """A C-contiguous device array reshaped: a view, no kernel (a scalar is ``(1,)``)."""
+    shape = tuple(eqn.outvars[0].aval.shape) or (1,)
+    return f"{x}.reshape({shape})"
+
+
+register(lax.reshape_p, _reshape, "driver", bits=True)
+
+
+# =============================================================================
+# Nested calls: inlined by the planner
+# =============================================================================
+def _inlined(*_):
+    raise AssertionError("inlined by the planner before lowering")
+
+
+for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
+    register(_prim, _inlined, "inline")
