@@ -136,8 +136,11 @@ class CudaExecutable(Executable):
                 outs.append(as_output_array(np.asarray(k, dtype=aval.dtype), aval))
         return outs
 
-    def as_text(self, cc=None) -> str:
-        """The PTX of every kernel, for compute capability ``cc`` (the GPU's, else 8.0)."""
+    def as_text(self, assembly: bool = False, cc=None) -> str:
+        """The PTX of every kernel, for compute capability ``cc`` (the GPU's, else 8.0).
+        (``assembly=True``, the GPU's machine code, is not shown: ``None``.)"""
+        if assembly:
+            raise NotImplementedError("SASS is not shown; the PTX is as_text()")
         if cc is None:
             cc = compiler.DEFAULT_CC
             if not simulator() and gpu_devices():

@@ -1,0 +1,93 @@
+"""The programs chapter 10 lowers for CUDA: each is run on the simulator
+(``test_simulator.py``: against NumPy) and compiled to PTX and assembled
+(``test_ptx.py``). Each entry: ``(name, f, args, numpy_f)``; small shapes, as
+the simulator runs one Python thread per GPU thread."""
+import numpy as np
+
+import minijax.lax as lax
+import minijax.numpy as jnp
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3, 5)).astype(np.float32)
+Y = rng.normal(size=(3, 5)).astype(np.float32)
+V = rng.normal(size=(7,)).astype(np.float32)
+I = np.array([7, -7, 5, -5, 0, 9], dtype=np.int32)
+J = np.array([2, 2, -3, -3, 4, 0], dtype=np.int32)
+NANS = np.array([1.0, np.nan, -2.0, 3.0, np.nan, 0.5], dtype=np.float32)
+A = rng.normal(size=(4, 6)).astype(np.float32)
+B = rng.normal(size=(6, 3)).astype(np.float32)
+BA = rng.normal(size=(2, 3, 4)).astype(np.float32)
+BB = rng.normal(size=(2, 4, 5)).astype(np.float32)
+
+
+def _selu(x, alpha=1.67, scale=1.05):
+    return scale * np.where(x > 0, x, alpha * np.exp(x) - alpha)
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+PROGRAMS = [
+    ("selu", lambda x: 1.05 * jnp.where(x > 0, x, 1.67 * jnp.exp(x) - 1.67), (X,), _selu),
+    ("math", lambda x: jnp.sin(x) + jnp.cos(x) * jnp.tanh(x) - jnp.log1p(jnp.abs(x))
+     + jnp.sqrt(jnp.abs(x)) + jnp.expm1(x) / 3 + lax.erf(x),
+     (X,), lambda x: (np.sin(x) + np.cos(x) * np.tanh(x) - np.log1p(np.abs(x))
+                      + np.sqrt(np.abs(x)) + np.expm1(x) / 3
+                      + np.vectorize(__import__("math").erf)(x).astype(np.float32))),
+    ("broadcast", lambda x, v: x[:, :1] * v[None, :5] + x.T[:5, :1].T, (X, V),
+     lambda x, v: x[:, :1] * v[None, :5] + x.T[:5, :1].T),
+    ("int_division", lambda i, j: (lax.div(i, j), lax.rem(i, j)), (I, J),
+     lambda i, j: (np.where(j == 0, -1, np.trunc(i / np.where(j == 0, 1, j))).astype(np.int32),
+                   np.where(j == 0, i, np.fmod(i, np.where(j == 0, 1, j))).astype(np.int32))),
+    ("nan_max_min", lambda x: (jnp.maximum(x, 0.75), jnp.minimum(x, 0.75), jnp.max(x)),
+     (NANS,), lambda x: (np.maximum(x, 0.75), np.minimum(x, 0.75), np.max(x))),
+    ("rounding", lambda x: (jnp.floor(x * 3), jnp.ceil(x * 3), jnp.round(x * 3),
+                            lax.round(x * 3), (x * 3).astype(jnp.int32)),
+     (X,), lambda x: (np.floor(x * 3), np.ceil(x * 3), np.round(x * 3),
+                      np.where(np.abs(x * 3 - np.trunc(x * 3)) >= 0.5,
+                               np.trunc(x * 3) + np.sign(x * 3), np.trunc(x * 3)),
+                      np.trunc(x * 3).astype(np.int32))),
+    ("sum_all", lambda x: jnp.sum(x * 2.0), (X,), lambda x: np.sum(x * 2.0)),
+    ("sum_axis0", lambda x: jnp.sum(jnp.exp(x), axis=0), (X,), lambda x: np.exp(x).sum(0)),
+    ("reductions", lambda x: (jnp.max(x, axis=1), jnp.min(x, axis=0), jnp.prod(x, axis=1),
+                              jnp.argmax(x, axis=1), jnp.argmin(x, axis=0)),
+     (X,), lambda x: (x.max(1), x.min(0), x.prod(1), x.argmax(1).astype(np.int32),
+                      x.argmin(0).astype(np.int32))),
+    ("int_sum", lambda i: (jnp.sum(i), jnp.any(i > 6), jnp.all(i > -9)), (I,),
+     lambda i: (i.sum(), np.any(i > 6), np.all(i > -9))),
+    ("softmax", lambda x: jnp.exp(x - x.max(axis=1, keepdims=True))
+     / jnp.sum(jnp.exp(x - x.max(axis=1, keepdims=True)), axis=1, keepdims=True),
+     (X,), _softmax),
+    ("matmul", lambda a, b: a @ b, (A, B), lambda a, b: a @ b),
+    ("matmul_t", lambda a, b: a.T @ b.T[:, :4].T, (A[:, :3], B), lambda a, b: a.T @ b.T[:, :4].T),
+    ("batched_matmul", lambda a, b: jnp.einsum("bij,bjk->bik", a, b), (BA, BB),
+     lambda a, b: np.einsum("bij,bjk->bik", a, b)),
+    ("mlp", lambda a, b, v: jnp.tanh(a @ b + v[:3]).sum(axis=1), (A, B, V),
+     lambda a, b, v: np.tanh(a @ b + v[:3]).sum(axis=1)),
+    ("int_matmul", lambda i, j: jnp.outer(i, j) @ i, (I, J), lambda i, j: np.outer(i, j) @ i),
+    ("transpose_slice_rev", lambda x: (x.T, x[1:, ::2], x[::-1, ::-1], jnp.flip(x, 0)),
+     (X,), lambda x: (x.T, x[1:, ::2], x[::-1, ::-1], np.flip(x, 0))),
+    ("concat_pad_reshape", lambda x, v: (jnp.concatenate([x, x * 2], axis=0),
+                                         jnp.pad(v, (2, 1)), x.reshape(5, 3), jnp.ravel(x)),
+     (X, V), lambda x, v: (np.concatenate([x, x * 2], axis=0), np.pad(v, (2, 1)),
+                           x.reshape(5, 3), np.ravel(x))),
+    # starts are clamped into the array, as XLA does: (2, 2) -> (1, 2) for a 2x2 window
+    ("dynamic_slices", lambda x, i: (lax.dynamic_slice(x, (i, i), (2, 2)),
+                                     lax.dynamic_update_slice(x, jnp.ones((2, 2)), (i, 4))),
+     (X, np.int32(2)), lambda x, i: (x[1:3, 2:4], _dus(x))),
+    ("comparisons", lambda x, y: ((x > y) & (x < 1.0), jnp.where(x == x, x, y),
+                                  (x >= 0).astype(jnp.float32)),
+     (X, Y), lambda x, y: ((x > y) & (x < 1.0), x, (x >= 0).astype(np.float32))),
+    ("iota", lambda x: x + jnp.arange(5, dtype=jnp.float32), (X,),
+     lambda x: x + np.arange(5, dtype=np.float32)),
+    ("scalar_out", lambda x: jnp.mean(x) + 1.0, (X,), lambda x: np.mean(x) + 1.0),
+]
+
+
+def _dus(x):
+    """lax.dynamic_update_slice(x, ones((2, 2)), (2, 4)) for x of shape (3, 5)."""
+    out = x.copy()
+    out[1:3, 3:5] = 1.0  # XLA clamps the start (2, 4) into the array: (1, 3)
+    return out

@@ -1,0 +1,54 @@
+"""Chapter 10: every program of ``programs.py`` on the CUDA target.
+
+On the simulator each runs and matches NumPy and the CPU backend; without
+it, each kernel compiles to PTX (compute capability 8.0) and ``ptxas``
+assembles it, which proves it valid for a real GPU (the simulator does no
+type checking: a kernel it runs may still not compile)."""
+import numpy as np
+import pytest
+
+from minijax.tree_util import tree_leaves
+
+from tests.ch10_cuda.conftest import cpu_jit, cuda_jit, needs_extra, ptx_only, simulator_only
+from tests.ch10_cuda.programs import PROGRAMS
+
+pytestmark = needs_extra
+
+IDS = [p[0] for p in PROGRAMS]
+
+
+def _close(got, want, dtype):
+    if np.dtype(dtype).kind == "f":
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@simulator_only
+@pytest.mark.parametrize("name, f, args, numpy_f", PROGRAMS, ids=IDS)
+def test_runs_on_the_simulator(name, f, args, numpy_f):
+    out = cuda_jit(f)(*args)
+    leaves = tree_leaves(out)
+    wants = numpy_f(*args)
+    wants = list(wants) if isinstance(wants, tuple) else [wants]
+    cpu = tree_leaves(cpu_jit(f)(*args))
+    assert len(leaves) == len(wants) == len(cpu)
+    for got, want, on_cpu in zip(leaves, wants, cpu):
+        assert got.device.platform == "gpu"
+        assert got.dtype == on_cpu.dtype and got.shape == np.shape(want)
+        _close(np.asarray(got), np.asarray(want, dtype=got.dtype), got.dtype)
+        _close(np.asarray(got), np.asarray(on_cpu), got.dtype)
+
+
+@ptx_only
+@pytest.mark.parametrize("name, f, args, numpy_f", PROGRAMS, ids=IDS)
+def test_every_kernel_compiles_to_ptx_and_assembles(name, f, args, numpy_f):
+    from minijax.backends.cuda import compile as compiler
+    executable = cuda_jit(f).lower(*args).compile()._executable
+    kernels = executable.lowering.module.kernels
+    assert kernels
+    for kernel in kernels:
+        ptx = compiler.kernel_ptx(executable.module, kernel, (8, 0))
+        assert f".entry" in ptx and ".target sm_80" in ptx
+        report = compiler.assemble(ptx, (8, 0))
+        assert "Used" in report  # ptxas -v: registers (and shared memory) of the kernel
