@@ -166,3 +166,45 @@ def test_the_planner_fuses_exactly_the_scalar_rules():
     for p, rule in CPU_LOWERINGS.items():
         expected = "scalar" if is_fused(p) else "reduction" if is_reduction(p) else rule.form
         assert rule.form == expected or (rule.form == "inline" and p.kind == "call"), p.name
+
+
+# Chapter 10: every primitive the CPU target lowers has a CUDA lowering, or is
+# listed here with the reason; lowering a jaxpr that uses one for CUDA raises
+# at lowering time, naming it (tests/ch10_cuda/test_cuda_api.py).
+from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E402
+
+_HOST_DRIVEN = "control flow: to be driven from the host driver (bodies as kernels)"
+_COMPLEX = "complex numbers: the CUDA target refuses complex dtypes so far"
+_LOOPS = "needs a kernel with a sequential loop per row: not written for CUDA yet"
+_KEYS = "threefry keys: the CUDA target refuses key dtypes so far"
+_CALLBACK = "a host callback: to be run by the host driver between kernels"
+_LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
+#: primitive name -> why the CUDA target does not lower it (yet)
+CUDA_NOT_YET: dict[str, str] = {
+    **{n: _HOST_DRIVEN for n in ("cond", "while", "scan")},
+    **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
+    **{n: _LOOPS for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort",
+                           "top_k", "gather", "scatter", "scatter-add", "scatter-sub",
+                           "scatter-mul", "scatter-min", "scatter-max")},
+    **{n: _KEYS for n in ("random_bits", "random_fold_in", "random_seed", "random_split",
+                          "random_unwrap", "random_wrap", "threefry2x32")},
+    **{n: _CALLBACK for n in ("debug_callback", "debug_print", "io_callback",
+                              "pure_callback")},
+    **{n: _LINALG for n in ("cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
+                            "triangular_solve")},
+    **{n: "data movement not written for CUDA yet"
+       for n in ("split", "unstack", "stack", "tile")},
+    **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
+          "helper yet" for n in ("bitcast_convert_type", "clz", "population_count",
+                                 "nextafter", "digamma", "erf_inv", "reduce_precision")},
+}
+
+
+def test_every_cpu_lowering_has_a_cuda_lowering_or_a_reason():
+    missing = sorted(p.name for p in CPU_LOWERINGS
+                     if p not in CUDA_LOWERINGS and p.name not in CUDA_NOT_YET)
+    assert not missing, f"primitives without a CUDA lowering (and no reason): {missing}"
+    stale = sorted(p.name for p in CUDA_LOWERINGS if p.name in CUDA_NOT_YET)
+    assert not stale, f"listed as not lowered for CUDA, but lowered after all: {stale}"
+    extra = sorted(p.name for p in CUDA_LOWERINGS if p not in CPU_LOWERINGS)
+    assert not extra, f"lowered for CUDA but not for the CPU: {extra}"
