@@ -173,7 +173,6 @@ def test_the_planner_fuses_exactly_the_scalar_rules():
 # at lowering time, naming it (tests/ch10_cuda/test_cuda_api.py).
 from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E402
 
-_HOST_DRIVEN = "control flow: to be driven from the host driver (bodies as kernels)"
 _COMPLEX = "complex numbers: the CUDA target refuses complex dtypes so far"
 _LOOPS = "needs a kernel with a sequential loop per row: not written for CUDA yet"
 _KEYS = "threefry keys: the CUDA target refuses key dtypes so far"
@@ -181,7 +180,6 @@ _CALLBACK = "a host callback: to be run by the host driver between kernels"
 _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 #: primitive name -> why the CUDA target does not lower it (yet)
 CUDA_NOT_YET: dict[str, str] = {
-    **{n: _HOST_DRIVEN for n in ("cond", "while", "scan")},
     **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     **{n: _LOOPS for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort",
                            "top_k", "gather", "scatter", "scatter-add", "scatter-sub",

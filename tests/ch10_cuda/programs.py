@@ -91,3 +91,41 @@ def _dus(x):
     out = x.copy()
     out[1:3, 3:5] = 1.0  # XLA clamps the start (2, 4) into the array: (1, 3)
     return out
+
+
+def _collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+PROGRAMS += [
+    ("cond", lambda x, i: lax.cond(i > 0, lambda x: jnp.sin(x).sum(), lambda x: x.max(), x),
+     (V, np.int32(1)), lambda x, i: np.sin(x).sum()),
+    ("switch", lambda x, i: lax.switch(i, [lambda x: x * 2, lambda x: -x, lambda x: x + 1], x),
+     (V, np.int32(2)), lambda x, i: x + 1),
+    ("while_loop", lambda n: lax.while_loop(
+        lambda c: c[0] != 1, lambda c: (jnp.where(c[0] % 2 == 0, c[0] // 2, 3 * c[0] + 1),
+                                        c[1] + 1), (n, 0))[1],
+     (np.int32(6),), lambda n: np.int32(_collatz_steps(6))),
+    ("fori_loop", lambda x: lax.fori_loop(0, 3, lambda i, x: x * 0.5 + i, x), (V,),
+     lambda x: ((x * 0.5 + 0) * 0.5 + 1) * 0.5 + 2),
+]
+
+PROGRAMS += [
+    ("scan_xs_ys", lambda x: lax.scan(lambda c, row: (c + row, c * row.sum()), jnp.zeros(5),
+                                      x), (X,),
+     lambda x: (x.sum(0), np.stack([x[:k].sum(0) * x[k].sum() for k in range(3)]))),
+    ("scan_reverse", lambda v: lax.scan(lambda c, e: (c * 2 + e, c), 0.0, v, reverse=True),
+     (V[:4],), lambda v: _reverse_scan(v)),
+]
+
+
+def _reverse_scan(v):
+    c, ys = np.float32(0), [None] * len(v)
+    for k in reversed(range(len(v))):
+        ys[k] = c
+        c = c * 2 + v[k]
+    return c, np.array(ys, np.float32)

@@ -31,12 +31,17 @@ lowering for a platform); nothing falls back silently.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from minijax import lax
 from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS
 from minijax.backends.cpu.rules import Rule, ScalarContext
 from minijax.backends.cpu.syntax import cast, kind, literal
 from minijax.backends.cuda import helpers
 from minijax.checkpoint import name_p, remat_p
+from minijax.control_flow.conditionals import cond_p
+from minijax.control_flow.loops import scan_p, while_p
+from minijax.jaxpr import DropVar
 from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters.ad import add_any_p
 from minijax.jit import jit_p
@@ -74,7 +79,7 @@ class CudaScalarContext(ScalarContext):
 # =============================================================================
 # Elementwise primitives
 # =============================================================================
-same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p, lax.sign_p,
+same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p,
             lax.square_p, lax.max_p, lax.min_p, lax.clamp_p, lax.integer_pow_p,
             lax.select_n_p, lax.convert_element_type_p, lax.copy_p, lax.stop_gradient_p,
             lax.iota_p, lax.broadcast_in_dim_p, lax.not_p, lax.and_p, lax.or_p, lax.xor_p,
@@ -85,6 +90,15 @@ same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p, la
 def _math(fn: str):
     """``math.<fn>(x)`` in the output's float type (libdevice on the GPU)."""
     return lambda c, x: cast(c.out_dtype, f"math.{fn}({x})")
+
+
+def _sign(c, x):
+    """The CPU's, but an integer sign subtracts integers, not bools (the
+    simulator runs the kernel on NumPy scalars, which refuse ``bool - bool``)."""
+    if kind(c.out_dtype) == "f":
+        return CPU_LOWERINGS[lax.sign_p].fn(c, x)
+    dt = c.out_dtype
+    return cast(dt, f"{cast(dt, f'{x} > 0')} - {cast(dt, f'{x} < 0')}")
 
 
 def _abs(c, x):
@@ -140,6 +154,7 @@ def _is_finite(c, x):
     return f"math.isfinite({x})"
 
 
+register(lax.sign_p, _sign, "scalar")
 register(lax.rem_p, _rem, "scalar")
 register(lax.abs_p, _abs, "scalar")
 register(lax.pow_p, _pow, "scalar")
@@ -342,6 +357,90 @@ def _reshape(eqn, x: str) -> str:
 
 
 register(lax.reshape_p, _reshape, "driver", bits=True)
+
+
+# =============================================================================
+# Control flow: driven from the host (form "host": ``fn(w, eqn)`` writes driver lines)
+# =============================================================================
+def _cond(w, eqn) -> None:
+    """``cond``: the driver reads the branch index back (it waits for it), then
+    launches the chosen branch's kernels."""
+    index, *operands = eqn.invars
+    branches = eqn.params["branches"]
+    w.drive(f"# {kernel_plan_header(w, eqn)}")
+    w.drive(f"branch_index = int({w.host_scalar(index)})  # waits for the index")
+    for k, branch in enumerate(branches):
+        test = ("if" if k == 0 else "elif" if k < len(branches) - 1 else "else")
+        cond = f" branch_index <= {k}:" if test != "else" else ":"
+        w.drive(f"{test}{cond}")
+        w.driver_depth += 1
+        outs = w.inline(branch, operands)
+        w.bind(eqn.outvars, outs)
+        w.driver_depth -= 1
+
+
+def _while(w, eqn) -> None:
+    """``while_loop``: the driver runs the loop; each test reads the predicate
+    back (it waits for it), each turn launches the body's kernels."""
+    p = eqn.params
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    cond_consts, body_consts, init = (eqn.invars[:nc], eqn.invars[nc:nc + nb],
+                                      eqn.invars[nc + nb:])
+    carry = eqn.outvars
+    w.drive(f"# {kernel_plan_header(w, eqn)}")
+    w.bind(carry, init)
+    w.drive("while True:")
+    w.driver_depth += 1
+    pred = w.inline(p["cond_jaxpr"], [*cond_consts, *carry])[0]
+    w.drive(f"if not {w.host_scalar(pred)}:  # waits for the predicate")
+    w.drive("    break")
+    outs = w.inline(p["body_jaxpr"], [*body_consts, *carry])
+    w.bind(carry, outs)
+    w.driver_depth -= 1
+
+
+def _scan(w, eqn) -> None:
+    """``scan``: the driver runs the loop; turn ``k`` passes views of ``xs[k]``
+    (no copy) to the body's kernels and copies its ``ys`` into row ``k``."""
+    p = eqn.params
+    nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
+    consts, init, xs = eqn.invars[:nc], eqn.invars[nc:nc + ncarry], eqn.invars[nc + ncarry:]
+    carry, ys = eqn.outvars[:ncarry], eqn.outvars[ncarry:]
+    body = p["jaxpr"]
+    w.drive(f"# {kernel_plan_header(w, eqn)}")
+    w.bind(carry, init)
+    for y in ys:
+        if not isinstance(y, DropVar):
+            w.allocate(y)
+    order = f"range({length} - 1, -1, -1)" if p["reverse"] else f"range({length})"
+    w.drive(f"for turn in {order}:")
+    w.driver_depth += 1
+    x_views = []
+    for x in xs:
+        row = tuple(x.aval.shape[1:]) or (1,)
+        x_views.append(f"{w.var(x)}[turn:turn + 1].reshape({row})")
+    body_in = body.jaxpr.invars
+    w.bind(body_in[:nc + ncarry], [*consts, *carry])
+    for v, view in zip(body_in[nc + ncarry:], x_views):
+        w.drive(f"{w.var(v)} = {view}")
+    outs = w.inline(body, None)
+    w.bind(carry, outs[:ncarry])
+    for y, out in zip(ys, outs[ncarry:]):
+        if not isinstance(y, DropVar):
+            size = max(1, int(np.prod(y.aval.shape[1:], dtype=np.int64)))
+            w.drive(f"{w.var(y)}[turn:turn + 1].reshape(({size},)).copy_to_device("
+                    f"{w.driver_atom(out)}.reshape(({size},)), stream=stream)")
+    w.driver_depth -= 1
+
+
+def kernel_plan_header(w, eqn) -> str:
+    from minijax.backends.plan import eqn_header
+    return eqn_header(eqn, w.plan.names)
+
+
+register(cond_p, _cond, "host")
+register(while_p, _while, "host")
+register(scan_p, _scan, "host")
 
 
 # =============================================================================

@@ -48,7 +48,7 @@ from minijax.backends.cpu.writer import entry_name, kernel_outputs
 from minijax.backends.cuda import helpers
 from minijax.backends.cuda.rules import (LOWERINGS, CudaScalarContext, IndexContext,
                                          unravel)
-from minijax.jaxpr import Literal, Var
+from minijax.jaxpr import DropVar, Literal, Var
 
 __all__ = ["Launch", "CudaModule", "generate_module", "SIMULATOR_LAUNCH", "GPU_LAUNCH"]
 
@@ -104,6 +104,7 @@ class CudaWriter:
         self.driver: list[str] = []
         self.lines: list[str] = []  # the kernel being written
         self.depth = 1
+        self.driver_depth = 1
 
     # --- names and elements ------------------------------------------------------
     def var(self, v) -> str:
@@ -139,16 +140,57 @@ class CudaWriter:
         self.driver.append(f"def {self.fn_name}({', '.join(['stream', *params])}):")
         self.driver.append('    """The host driver: allocates each value on the device and '
                            'launches the kernels, in order, on ``stream``."""')
-        for step in self.plan.steps:
+        self.write_steps(self.plan.steps)
+        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
+        self.drive(f"return ({''.join(o + ', ' for o in outs)})")
+        return self.module()
+
+    def write_steps(self, steps) -> None:
+        for step in steps:
             if isinstance(step, kernel_plan.LoopNest):
                 self.loop_nest(step)
             elif isinstance(step, kernel_plan.Dot):
                 self.dot(step.eqn)
+            elif LOWERINGS[step.eqn.primitive].form == "host":
+                LOWERINGS[step.eqn.primitive].fn(self, step.eqn)
             else:
                 self.call(step.eqn)
-        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
-        self.driver.append(f"    return ({''.join(o + ', ' for o in outs)})")
-        return self.module()
+
+    def drive(self, code: str, comment: str | None = None) -> None:
+        """A line of the host driver, at the driver's current indentation."""
+        line = "    " * self.driver_depth + code
+        self.driver.append(f"{line}  # {comment}" if comment else line)
+
+    # --- what control-flow rules (form "host") ask of the writer ------------------------
+    def driver_atom(self, a) -> str:
+        """A value as a device array in the driver (a literal is copied over)."""
+        if isinstance(a, Literal):
+            value = f"np.array([{literal(a.val, a.aval.dtype)}])"
+            return f"cuda.to_device({value}, stream=stream)"
+        return self.var(a)
+
+    def host_scalar(self, a) -> str:
+        """A scalar value read on the host (the driver waits for it: a copy back)."""
+        if isinstance(a, Literal):
+            return repr(a.val.item() if hasattr(a.val, "item") else a.val)
+        return f"{self.var(a)}.copy_to_host(stream=stream)[0]"
+
+    def bind(self, targets, atoms) -> None:
+        """``targets = atoms`` in the driver (device arrays are never written in place)."""
+        pairs = [(self.var(t), self.driver_atom(a)) for t, a in zip(targets, atoms)
+                 if not isinstance(t, DropVar)]
+        pairs = [(t, a) for t, a in pairs if t != a]
+        if pairs:
+            self.drive(", ".join(t for t, _ in pairs) + " = " + ", ".join(a for _, a in pairs))
+
+    def inline(self, closed_jaxpr, args) -> list:
+        """The steps of a nested jaxpr (a branch, a loop body) here in the driver,
+        its inputs bound to ``args``; its outputs."""
+        jaxpr = closed_jaxpr.jaxpr
+        if args is not None:
+            self.bind(jaxpr.invars, args)
+        self.write_steps(kernel_plan.sub_plan(self.plan, closed_jaxpr).steps)
+        return list(jaxpr.outvars)
 
     def module(self) -> CudaModule:
         jaxpr_text = "\n".join("    " + line for line in str(self.plan.closed_jaxpr).splitlines())
@@ -164,8 +206,8 @@ class CudaWriter:
 
     def allocate(self, v) -> None:
         shape = tuple(v.aval.shape) or (1,)
-        self.driver.append(f"    {self.var(v)} = cuda.device_array({shape}, "
-                           f"dtype={np_dtype(v.aval.dtype)}, stream=stream)")
+        self.drive(f"{self.var(v)} = cuda.device_array({shape}, "
+                   f"dtype={np_dtype(v.aval.dtype)}, stream=stream)")
 
     def kernel(self, what: str, params, grid, block, body_lines) -> None:
         """Add a kernel (its launch goes into the driver)."""
@@ -174,7 +216,7 @@ class CudaWriter:
         source = "\n".join([f"@cuda.jit\ndef {name}({', '.join(names)}):",
                             f'    """{what}"""', *body_lines])
         self.kernels.append(Kernel(name, list(params), grid, block, source))
-        self.driver.append(f"    {name}[{grid}, {block}, stream]({', '.join(names)})")
+        self.drive(f"{name}[{grid}, {block}, stream]({', '.join(names)})")
 
     def blocks_for(self, size: int) -> int:
         return max(1, min(math.ceil(size / self.launch.threads), self.launch.max_blocks))
@@ -409,7 +451,7 @@ class CudaWriter:
             x = self.var(eqn.invars[0]) if isinstance(eqn.invars[0], Var) else None
             if x is None:
                 raise NotImplementedError(f"{eqn.primitive.name} of a literal")
-            self.driver.append(f"    {self.var(out)} = {rule.fn(eqn, x)}  # {self.text(eqn)}")
+            self.drive(f"{self.var(out)} = {rule.fn(eqn, x)}", self.text(eqn))
             return
         if rule.form != "index":
             raise NotImplementedError(f"{eqn.primitive.name} (form {rule.form})")
