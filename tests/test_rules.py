@@ -182,8 +182,7 @@ _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 CUDA_NOT_YET: dict[str, str] = {
     **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     **{n: _LOOPS for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort",
-                           "top_k", "gather", "scatter", "scatter-add", "scatter-sub",
-                           "scatter-mul", "scatter-min", "scatter-max")},
+                           "top_k")},
     **{n: _KEYS for n in ("random_bits", "random_fold_in", "random_seed", "random_split",
                           "random_unwrap", "random_wrap", "threefry2x32")},
     **{n: _CALLBACK for n in ("debug_callback", "debug_print", "io_callback",

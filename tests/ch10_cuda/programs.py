@@ -129,3 +129,52 @@ def _reverse_scan(v):
         ys[k] = c
         c = c * 2 + v[k]
     return c, np.array(ys, np.float32)
+
+IDX = np.array([2, 0, 2, 4, -1, 9], dtype=np.int32)
+PROGRAMS += [
+    ("gather", lambda x, i: (x[:, i], x[i[:3] % 3], jnp.take(x, i, axis=1, mode="fill",
+                                                                 fill_value=-5.0)),
+     (X, IDX), lambda x, i: (x[:, np.clip(np.where(i < 0, i + 5, i), 0, 4)],
+                             x[i[:3] % 3],
+                             _take_fill(x, i, -5.0))),
+    ("scatter_add", lambda v, i: jnp.zeros(5).at[i].add(v[:6]), (V, IDX),
+     lambda v, i: _scatter_add(np.zeros(5, np.float32), i, v[:6])),
+    ("scatter_set_max", lambda v, i: (jnp.zeros(5).at[i].set(v[:6]),
+                                      jnp.zeros(5).at[i].max(v[:6])), (V, IDX),
+     lambda v, i: (_scatter_set(np.zeros(5, np.float32), i, v[:6]),
+                   _scatter_max(np.zeros(5, np.float32), i, v[:6]))),
+    ("gather_grad", lambda x, i: __import__("minijax").grad(lambda x: (x[i % 3] ** 2).sum())(x),
+     (V[:3], IDX), lambda x, i: _scatter_add(np.zeros(3, np.float32), i % 3, 2 * x[i % 3])),
+]
+
+
+def _in_bounds(i, n):
+    """jnp's .at[] indices: negative ones wrap once; out of bounds ones are dropped."""
+    i = np.where(i < 0, i + n, i)
+    return i, (i >= 0) & (i < n)
+
+
+def _scatter_add(out, i, v):
+    i, ok = _in_bounds(i, len(out))
+    np.add.at(out, i[ok], v[ok])
+    return out
+
+
+def _scatter_set(out, i, v):
+    i, ok = _in_bounds(i, len(out))
+    for k, u in zip(i[ok], v[ok]):
+        out[k] = u
+    return out
+
+
+def _scatter_max(out, i, v):
+    i, ok = _in_bounds(i, len(out))
+    np.maximum.at(out, i[ok], v[ok])
+    return out
+
+
+def _take_fill(x, i, fill):
+    """jnp.take(x, i, axis=1, mode="fill"): negative indices wrap once, the rest of
+    the out-of-bounds ones give ``fill``."""
+    i, ok = _in_bounds(i, x.shape[1])
+    return np.where(ok, x[:, np.clip(i, 0, x.shape[1] - 1)], np.float32(fill))

@@ -340,6 +340,87 @@ def _dynamic_update_slice(c, idx):
     return f"({c.read(update, src)} if {' and '.join(conds)} else {c.read(x, idx)})"
 
 
+def _gather(c, idx):
+    """One output element of XLA's gather: its batch position picks a row of
+    start indices (clamped into the operand; out of bounds in ``FILL_OR_DROP``
+    mode: the fill value), its offset dims the place in the window."""
+    x, indices = c.eqn.invars
+    dn, sizes = c.params["dimension_numbers"], tuple(c.params["slice_sizes"])
+    mode = getattr(c.params["mode"], "name", str(c.params["mode"]))
+    operand, out = x.aval, c.eqn.outvars[0].aval
+    if mode == "ONE_HOT" or operand.ndim == 0:
+        raise NotImplementedError(f"gather with mode {mode} of a rank {operand.ndim} operand")
+    window_dims = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims
+                   and d not in dn.operand_batching_dims]
+    window_iter = iter(window_dims)
+    offsets, batch = {}, []
+    for d in range(out.ndim):
+        if d in dn.offset_dims:
+            offsets[next(window_iter)] = idx[d]
+        else:
+            batch.append(idx[d])
+    starts, inside = ["0"] * operand.ndim, []
+    for k, d in enumerate(dn.start_index_map):
+        raw = f"np.int64({c.read(indices, [*batch, str(k)])})"
+        upper = operand.shape[d] - sizes[d]
+        inside.append(f"0 <= {raw} <= {upper}")
+        starts[d] = f"min(max({raw}, 0), {max(upper, 0)})"
+    for od, ib in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        starts[od] = batch[ib]
+    src = [_plus(starts[d], offsets.get(d, "0")) for d in range(operand.ndim)]
+    value = c.read(x, src)
+    if mode == "FILL_OR_DROP" and inside:
+        fill = literal(c.params["fill_value"], operand.dtype)
+        value = f"({value} if {' and '.join(inside)} else {fill})"
+    return value
+
+
+def _plus(start: str, offset: str) -> str:
+    return offset if start == "0" else start if offset == "0" else f"{start} + {offset}"
+
+
+register(lax.gather_p, _gather, "index", bits=True)
+
+
+def scatter_target(c, idx, updates_name: str):
+    """For update element ``idx`` of a scatter: ``(operand index, condition)``, the
+    element it combines into and whether its window is inside the operand (``None``:
+    always, or clipped into it in ``CLIP`` mode). Used by the writer's scatter kernel."""
+    x, indices, upd = c.eqn.invars
+    dn = c.params["dimension_numbers"]
+    operand, uaval = x.aval, upd.aval
+    if c.params["update_jaxpr"] is not None:
+        raise NotImplementedError("scatter with a Python update function (scatter_apply)")
+    if operand.ndim == 0:
+        raise NotImplementedError("scatter into a rank 0 operand")
+    window_dims = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims
+                   and d not in dn.operand_batching_dims]
+    sizes = [1] * operand.ndim
+    for d, ud in zip(window_dims, dn.update_window_dims):
+        sizes[d] = uaval.shape[ud]
+    window_iter = iter(window_dims)
+    offsets, batch = {}, []
+    for d in range(uaval.ndim):
+        if d in dn.update_window_dims:
+            offsets[next(window_iter)] = idx[d]
+        else:
+            batch.append(idx[d])
+    clip = getattr(c.params["mode"], "name", str(c.params["mode"])) == "CLIP"
+    starts, inside = ["0"] * operand.ndim, []
+    for k, d in enumerate(dn.scatter_dims_to_operand_dims):
+        raw = f"np.int64({c.read(indices, [*batch, str(k)])})"
+        upper = operand.shape[d] - sizes[d]
+        inside.append(f"0 <= {raw} <= {upper}")
+        starts[d] = f"min(max({raw}, 0), {max(upper, 0)})" if clip else raw
+    for od, ib in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+        starts[od] = batch[ib]
+    target = [_plus(starts[d], offsets.get(d, "0")) for d in range(operand.ndim)]
+    return target, (None if clip or not inside else " and ".join(inside))
+
+
+for _prim in (lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
+              lax.scatter_min_p, lax.scatter_max_p):
+    register(_prim, scatter_target, "scatter")
 register(lax.transpose_p, _transpose, "index", bits=True)
 register(lax.slice_p, _slice, "index", bits=True)
 register(lax.rev_p, _rev, "index", bits=True)

@@ -443,9 +443,91 @@ class CudaWriter:
                     else [a for a in (lhs, rhs) if isinstance(a, Var)] + [out],
                     grid, (T, T), self.lines)
 
+    # --- scatters -------------------------------------------------------------------
+    #: how one update ``u`` combines into the output element ``o``, one thread at a time
+    _COMBINE = {"scatter": "{o} = {u}", "scatter-add": "{o} += {u}",
+                "scatter-sub": "{o} -= {u}", "scatter-mul": "{o} *= {u}",
+                "scatter-min": "{o} = _fmin({o}, {u})", "scatter-max": "{o} = _fmax({o}, {u})"}
+    #: the dtypes ``cuda.atomic.add`` takes
+    _ATOMIC = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint32,
+                                     np.uint64)}
+
+    def scatter(self, eqn) -> None:
+        """A scatter: copy the operand, then apply the updates. ``scatter-add`` and
+        ``-sub`` use atomic adds, one thread per update element (the order of
+        float additions is then not fixed, as on XLA's GPU backend); the others
+        run in one thread, in the order of the indices (as the CPU: with repeated
+        indices the last ``scatter`` wins)."""
+        x, indices, upd = eqn.invars
+        out = eqn.outvars[0]
+        kind_ = eqn.primitive.name
+        shape = tuple(out.aval.shape)
+        self.allocate(out)
+        self.copy_kernel(out, x)
+        ushape = tuple(upd.aval.shape)
+        usize = int(np.prod(ushape, dtype=np.int64))
+        if usize == 0:
+            return
+        self.lines, self.depth = [], 1
+        self.emit(f"# {self.text(eqn)}")
+        atomic = kind_ in ("scatter-add", "scatter-sub") and np.dtype(upd.aval.dtype) in self._ATOMIC
+        self.emit("t_flat = cuda.grid(1)")
+        self.emit(f"while t_flat < {usize}:")
+        self.depth += 1
+        idx = unravel("t_flat", ushape) if ushape else []
+        for d, i in enumerate(idx):
+            if i != "0":
+                self.emit(f"i{d} = {i}")
+        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        target, inside = LOWERINGS[eqn.primitive].fn(IndexContext(eqn, self.read), names, "")
+        u = self.read(upd, names)
+        if inside is not None:
+            self.emit(f"if {inside}:  # a window not wholly inside is dropped")
+            self.depth += 1
+        if atomic:
+            sign = "-" if kind_ == "scatter-sub" else ""
+            at = target[0] if len(target) == 1 else f"({', '.join(target)})"
+            self.emit(f"cuda.atomic.add({self.var(out)}, {at}, {sign}{u})")
+        else:
+            if kind_ in ("scatter-min", "scatter-max"):
+                helpers.request(self.helpers, "_fmin" if kind_ == "scatter-min" else "_fmax",
+                                kind_)
+            o = f"{self.var(out)}[{', '.join(target)}]"
+            self.emit(self._COMBINE[kind_].format(o=o, u=u))
+        if inside is not None:
+            self.depth -= 1
+        self.emit("t_flat += cuda.gridsize(1)")
+        params = list(dict.fromkeys(a for a in (indices, upd) if isinstance(a, Var))) + [out]
+        grid, block = ((self.blocks_for(usize),), (self.launch.threads,)) if atomic else \
+            ((1,), (1,))
+        what = (f"{kind_}: one update element per thread, atomic" if atomic else
+                f"{kind_}: the updates in order, in one thread")
+        self.kernel(what, params, grid, block, self.lines)
+
+    def copy_kernel(self, out, x) -> None:
+        """``out = x``, element by element (a scatter's output starts as its operand)."""
+        shape = tuple(out.aval.shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        self.lines, self.depth = [], 1
+        self.emit("t_flat = cuda.grid(1)")
+        self.emit(f"while t_flat < {size}:")
+        self.depth += 1
+        idx = unravel("t_flat", shape) if shape else []
+        for d, i in enumerate(idx):
+            if i != "0":
+                self.emit(f"i{d} = {i}")
+        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        self.emit(f"{self.read(out, names)} = {self.read(x, names)}")
+        self.emit("t_flat += cuda.gridsize(1)")
+        params = ([x] if isinstance(x, Var) else []) + [out]
+        self.kernel("a copy, grid-stride", params, (self.blocks_for(size),),
+                    (self.launch.threads,), self.lines)
+
     # --- other calls ----------------------------------------------------------------
     def call(self, eqn) -> None:
         rule = LOWERINGS[eqn.primitive]
+        if rule.form == "scatter":
+            return self.scatter(eqn)
         out = eqn.outvars[0]
         if rule.form == "driver":  # no kernel: the driver does it on the host
             x = self.var(eqn.invars[0]) if isinstance(eqn.invars[0], Var) else None
