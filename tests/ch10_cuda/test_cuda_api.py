@@ -144,3 +144,17 @@ def test_jax_platforms_cuda_makes_the_simulator_the_default():
                          env=env, check=True).stdout.splitlines()
     assert out[0] == "gpu [CudaDevice(id=0)]"
     assert out[1] == "gpu:0 [2. 2. 2.]"
+
+
+@simulator_only
+def test_an_error_of_the_run_surfaces_where_the_value_is_read():
+    """A failed input fails the GPU program's outputs, raised when read (not at the call)."""
+    gpu = jax.devices("gpu")[0]
+    f = jax.jit(lambda x: x * 2)
+    x = jax.device_put(np.ones(3, np.float32), gpu)
+    x._buffer._error = ValueError("the copy failed")  # as a failed host-to-device copy
+    y = f(x)  # returns
+    with pytest.raises(ValueError, match="the copy failed"):
+        np.asarray(y)
+    with pytest.raises(ValueError, match="the copy failed"):
+        y.block_until_ready()

@@ -84,6 +84,8 @@ class CudaExecutable(Executable):
         super().__init__(lowering)
         self.module = compiler.load_module(lowering.module.source)
         self.driver = getattr(self.module, lowering.module.driver)
+        if not simulator() and gpu_devices():
+            self._compile_kernels()
         closed = lowering.plan.closed_jaxpr
         jaxpr = closed.jaxpr
         self._consts = list(closed.consts)
@@ -114,19 +116,28 @@ class CudaExecutable(Executable):
         return devices[0]
 
     def __call__(self, *flat_args) -> list:
+        """Queue the program on the device's stream; returns at once. An error of
+        the run (a failed input, a failing copy or launch) is stored in the
+        outputs and raised where they are read, as on the CPU."""
         device = self._device(flat_args)
-        consts = self._device_consts.get(device)
-        if consts is None:
-            consts = self._device_consts[device] = [
-                device_array_of(c, a, device) for c, a in zip(self._consts, self._const_avals)]
-        args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
-        results = self.driver(device.stream, *consts, *args)
+        error = results = None
+        try:
+            consts = self._device_consts.get(device)
+            if consts is None:
+                consts = [device_array_of(c, a, device)
+                          for c, a in zip(self._consts, self._const_avals)]
+                self._device_consts[device] = consts
+            args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
+            results = self.driver(device.stream, *consts, *args)
+        except Exception as e:  # raised where an output is read
+            error = e
         done = recorded_event(device.stream)
         outs = []
         for (kind, k), aval in zip(self._sources, self.out_avals):
             if kind == "kernel":
-                buffer = CudaBuffer(results[k], device, shape=aval.shape, dtype=aval.dtype,
-                                    event=done)
+                data = None if error is not None else results[k]
+                buffer = CudaBuffer(data, device, shape=aval.shape, dtype=aval.dtype,
+                                    event=done, error=error)
                 outs.append(Array(aval, buffer))
             elif kind == "arg":
                 outs.append(as_output_array(flat_args[k], aval))
@@ -135,6 +146,12 @@ class CudaExecutable(Executable):
             else:
                 outs.append(as_output_array(np.asarray(k, dtype=aval.dtype), aval))
         return outs
+
+    def _compile_kernels(self) -> None:
+        """On a real GPU, compile every kernel now (a compile error is an error of
+        the call, as in JAX), not at its first launch."""
+        for kernel in self.lowering.module.kernels:
+            getattr(self.module, kernel.name).compile(compiler.kernel_signature(kernel))
 
     def as_text(self, assembly: bool = False, cc=None) -> str:
         """The PTX of every kernel, for compute capability ``cc`` (the GPU's, else 8.0).

@@ -51,7 +51,8 @@ class CudaBuffer(Buffer):
     __slots__ = ("_device_data", "_shape", "_dtype", "_event", "_host_copy", "_error")
 
     def __init__(self, data, device, *, shape=None, dtype=None, event=None, error=None):
-        if isinstance(data, np.ndarray) or np.isscalar(data):  # a host array: copy it over
+        if data is not None and (isinstance(data, np.ndarray) or np.isscalar(data)):
+            # a host array: copy it over
             data = np.asarray(data)
             shape, dtype = data.shape, data.dtype
             data = to_device(data, device)
