@@ -42,6 +42,7 @@ from minijax import numpy as jnp
 from minijax.abstract_arrays import ShapedArray, extended_dtypes_by_storage
 from minijax.array import Array
 from minijax.backends.cpu import rules as _cpu_rules
+from minijax.backends.cuda import rules as _cuda_rules
 from minijax.config import bool_state, string_state
 from minijax.core import Tracer, get_aval
 from minijax.interpreters import ad, batching
@@ -611,10 +612,12 @@ batching.batching_rules[threefry2x32_p] = _both_outputs(batching.batching_rules[
 # Lowering: chapter 09's CPU target writes these primitives as loops over the
 # key data (its rules are in minijax/backends/cpu/rules.py); it was built before
 # this chapter, so this chapter hands it its primitives.
-_cpu_rules.register_key_lowerings(
-    random_seed=random_seed_p, random_split=random_split_p, random_fold_in=random_fold_in_p,
-    random_bits=random_bits_p, random_wrap=random_wrap_p, random_unwrap=random_unwrap_p,
-    threefry2x32=threefry2x32_p)
+# Chapter 10's CUDA target writes them as kernels, one hash per thread.
+for _rules in (_cpu_rules, _cuda_rules):
+    _rules.register_key_lowerings(
+        random_seed=random_seed_p, random_split=random_split_p,
+        random_fold_in=random_fold_in_p, random_bits=random_bits_p,
+        random_wrap=random_wrap_p, random_unwrap=random_unwrap_p, threefry2x32=threefry2x32_p)
 
 def threefry_2x32(keypair, count):
     """Apply the Threefry-2x32 hash to every element of ``count`` (JAX's reference).

@@ -4,6 +4,7 @@ Each notebook ``notebooks/NN_*.ipynb`` is executed with nbclient and carries
 the marker of its chapter, so ``pytest -m ch01`` runs chapter 01's notebook
 along with its tests. A cell that raises fails the test with the cell's error.
 """
+import importlib.util
 import pathlib
 import re
 
@@ -14,8 +15,10 @@ NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").g
 
 def _param(path):
     chapter = re.match(r"(\d\d)_", path.name).group(1)
-    return pytest.param(path, id=path.stem,
-                        marks=[getattr(pytest.mark, f"ch{chapter}"), pytest.mark.notebook])
+    marks = [getattr(pytest.mark, f"ch{chapter}"), pytest.mark.notebook]
+    if chapter == "10" and importlib.util.find_spec("numba_cuda") is None:
+        marks.append(pytest.mark.skip(reason="chapter 10 needs the cuda extra"))
+    return pytest.param(path, id=path.stem, marks=marks)
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in NOTEBOOKS])

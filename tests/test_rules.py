@@ -175,7 +175,6 @@ from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E40
 
 _COMPLEX = "complex numbers: the CUDA target refuses complex dtypes so far"
 _LOOPS = "needs a kernel with a sequential loop per row: not written for CUDA yet"
-_KEYS = "threefry keys: the CUDA target refuses key dtypes so far"
 _CALLBACK = "a host callback: to be run by the host driver between kernels"
 _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 #: primitive name -> why the CUDA target does not lower it (yet)
@@ -183,8 +182,6 @@ CUDA_NOT_YET: dict[str, str] = {
     **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     **{n: _LOOPS for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort",
                            "top_k")},
-    **{n: _KEYS for n in ("random_bits", "random_fold_in", "random_seed", "random_split",
-                          "random_unwrap", "random_wrap", "threefry2x32")},
     **{n: _CALLBACK for n in ("debug_callback", "debug_print", "io_callback",
                               "pure_callback")},
     **{n: _LINALG for n in ("cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
@@ -192,8 +189,8 @@ CUDA_NOT_YET: dict[str, str] = {
     **{n: "data movement not written for CUDA yet"
        for n in ("split", "unstack", "stack", "tile")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
-          "helper yet" for n in ("bitcast_convert_type", "clz", "population_count",
-                                 "nextafter", "digamma", "erf_inv", "reduce_precision")},
+          "helper yet" for n in ("clz", "population_count", "nextafter", "digamma",
+                                 "reduce_precision")},
 }
 
 

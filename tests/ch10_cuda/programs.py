@@ -178,3 +178,17 @@ def _take_fill(x, i, fill):
     the out-of-bounds ones give ``fill``."""
     i, ok = _in_bounds(i, x.shape[1])
     return np.where(ok, x[:, np.clip(i, 0, x.shape[1] - 1)], np.float32(fill))
+
+import minijax.random as jrandom  # noqa: E402
+
+KEY = np.array([0, 42], dtype=np.uint32)  # random.PRNGKey(42), a legacy uint32 key
+PROGRAMS += [
+    # the NumPy side is the CPU backend's own result: its bits are JAX's (chapter 13 tests)
+    ("random_normal", lambda k: jrandom.normal(k, (3, 4)), (KEY,), None),
+    ("random_split_uniform", lambda k: jrandom.uniform(jrandom.split(k, 3)[1], (5,)),
+     (KEY,), None),
+    ("random_fold_in_bits", lambda k: (jrandom.bits(jrandom.fold_in(k, 7), (4,)),
+                                       jrandom.randint(k, (6,), 0, 10)), (KEY,), None),
+    ("typed_keys", lambda s: jrandom.key_data(jrandom.split(jrandom.key(s), 4)[::2]),
+     (np.int32(3),), None),
+]

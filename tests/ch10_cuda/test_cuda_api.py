@@ -75,7 +75,6 @@ def test_outputs_that_are_inputs_or_literals():
 
 
 @simulator_only
-@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # the simulator's NumPy scalars
 def test_an_integer_program_matches_the_cpu_bit_for_bit():
     i = np.array([2**31 - 1, -5, 17, 0], dtype=np.int32)
     f = lambda i: (i * 3 + 7, i >> 2, lax_shift(i))  # noqa: E731

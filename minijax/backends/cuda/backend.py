@@ -22,7 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from functools import partial
+
 from minijax.array import Array
+from minijax.backends.cpu.backend import _as_keys
+from minijax.backends.cpu.syntax import data_shape, is_threefry_key
 from minijax.backends.cuda import compile as compiler
 from minijax.backends.cuda.memory import CudaBuffer, device_array_of, recorded_event
 from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cuda, simulator
@@ -48,6 +52,14 @@ class CudaTarget(Target):
         """bool, integers, float32/64 (float16 and complex: not yet on CUDA)."""
         ok = dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 4)
         return None if ok else f"dtype {dtype}"
+
+    def extended_problem(self, dtype, eqns) -> str | None:
+        """Threefry keys, as long as only rules marked ``bits`` touch them (the
+        kernels hold their key data), as on the CPU."""
+        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits for e in eqns
+                                          if e.primitive in LOWERINGS):
+            return None
+        return f"dtype {dtype}"
 
 
 TARGET = CudaTarget()
@@ -136,8 +148,11 @@ class CudaExecutable(Executable):
         for (kind, k), aval in zip(self._sources, self.out_avals):
             if kind == "kernel":
                 data = None if error is not None else results[k]
-                buffer = CudaBuffer(data, device, shape=aval.shape, dtype=aval.dtype,
-                                    event=done, error=error)
+                shape, view = aval.shape, None
+                if is_threefry_key(aval.dtype):  # the kernels computed key data
+                    shape, view = data_shape(aval)[0], partial(_as_keys, aval=aval)
+                buffer = CudaBuffer(data, device, shape=shape, dtype=np.dtype(aval.dtype),
+                                    event=done, error=error, host_view=view)
                 outs.append(Array(aval, buffer))
             elif kind == "arg":
                 outs.append(as_output_array(flat_args[k], aval))

@@ -23,6 +23,7 @@ import tempfile
 import numpy as np
 
 from minijax.backends.cpu.compile import load_module
+from minijax.backends.cpu.syntax import is_threefry_key
 from minijax.backends.cuda.platform import numba_cuda, simulator
 
 __all__ = ["load_module", "kernel_signature", "kernel_ptx", "assemble", "ptxas_path",
@@ -38,8 +39,11 @@ def kernel_signature(kernel) -> tuple:
     from numba import from_dtype, types
     sig = []
     for v in kernel.params:
-        sig.append(types.Array(from_dtype(np.dtype(v.aval.dtype)), max(1, len(v.aval.shape)),
-                               "C"))
+        if is_threefry_key(v.aval.dtype):  # key data: uint32, one more axis
+            sig.append(types.Array(types.uint32, len(v.aval.shape) + 1, "C"))
+        else:
+            sig.append(types.Array(from_dtype(np.dtype(v.aval.dtype)),
+                                   max(1, len(v.aval.shape)), "C"))
     return tuple(sig)
 
 

@@ -15,13 +15,15 @@ for both targets. Helpers that call NumPy functions on scalars (``np.trunc``,
 from __future__ import annotations
 
 from minijax.backends.cpu.helpers import HELPERS as CPU_HELPERS
+from minijax.backends.cpu.math_helpers import _erf_inv_lines
 
 __all__ = ["CUDA_HELPERS", "DEVICE_DECORATOR", "request", "helper_source"]
 
 DEVICE_DECORATOR = '@cuda.jit(device=True, inline="always")'
 
 #: CPU helpers whose source is valid CUDA as it is.
-_SHARED = ("_fmax", "_fmin", "_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min")
+_SHARED = ("_fmax", "_fmin", "_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min",
+           "_threefry2x32", "_erf_inv_end")
 
 #: name -> source: the helpers written for CUDA.
 CUDA_HELPERS: dict[str, str] = {name: CPU_HELPERS[name].source for name in _SHARED}
@@ -62,6 +64,23 @@ def _float_to_int(x, lo, hi):
         return hi
     return t
 '''
+
+# XLA's float32 erf_inv (random.normal's samples): the CPU's three helpers, with
+# math.log1p / math.sqrt for its NumPy calls and the CPU's own polynomial lines.
+CUDA_HELPERS["_erf_inv_w"] = '''
+def _erf_inv_w(x):
+    """w = -log1p(-x*x) in float32 (x*x rounded to float32, as XLA); 0 if |x| >= 1."""
+    y = -np.float64(x * x)
+    return np.float32(-math.log1p(y if y > -1.0 else 0.0))
+'''
+
+CUDA_HELPERS["_erf_inv_poly"] = "\n".join([
+    "", "def _erf_inv_poly(w):",
+    '    """Giles\' polynomial for erf_inv(x) / x (the small one if w < 5)."""',
+    "    big = w >= np.float32(5.0)",
+    "    s = np.float32(math.sqrt(w))",
+    "    t = np.float64((s - np.float32(3.0)) if big else (w - np.float32(2.5)))",
+    *_erf_inv_lines(), "    return p", ""])
 
 #: helper -> the helpers it calls (they must come first in the module).
 _CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}

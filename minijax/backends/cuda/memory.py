@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax.backends.cuda.platform import numba_cuda, simulator
+from minijax.backends.cpu.syntax import is_threefry_key
 from minijax.buffers import Buffer
 
 __all__ = ["CudaBuffer", "to_device", "device_array_of", "recorded_event"]
@@ -48,9 +49,14 @@ def to_device(host: np.ndarray, device):
 
 class CudaBuffer(Buffer):
     """An array in a CUDA device's memory (see the module docstring)."""
-    __slots__ = ("_device_data", "_shape", "_dtype", "_event", "_host_copy", "_error")
+    __slots__ = ("_device_data", "_shape", "_dtype", "_event", "_host_copy", "_error",
+                 "_host_view")
 
-    def __init__(self, data, device, *, shape=None, dtype=None, event=None, error=None):
+    def __init__(self, data, device, *, shape=None, dtype=None, event=None, error=None,
+                 host_view=None):
+        """``data``: a host array (copied over now, on the stream) or a device array
+        of ``shape`` and ``dtype``; ``host_view(host_array)`` makes the value a
+        reader gets from the host copy (typed keys from their key data)."""
         if data is not None and (isinstance(data, np.ndarray) or np.isscalar(data)):
             # a host array: copy it over
             data = np.asarray(data)
@@ -62,6 +68,7 @@ class CudaBuffer(Buffer):
         self.device = device
         self._host_copy = None  # (host array, event) of a queued device-to-host copy
         self._error = error
+        self._host_view = host_view
         self._event = event if event is not None else recorded_event(device.stream)
 
     @property
@@ -96,6 +103,8 @@ class CudaBuffer(Buffer):
             host, done = self._host_copy
             done.synchronize()
             data = host.reshape(self._shape)
+            if self._host_view is not None:
+                data = self._host_view(data)
             data.setflags(write=False)
             self._data = data
             self._host_copy = None
@@ -115,6 +124,8 @@ def device_array_of(x, aval, device):
         return buffer.device_data
     from minijax.dispatch import to_numpy
     value = to_numpy(x)
+    if is_threefry_key(aval.dtype):  # a kernel takes a key array's key data
+        return to_device(np.ascontiguousarray(value["threefry2x32"]), device)
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
     return to_device(value, device)

@@ -49,21 +49,21 @@ class CudaDevice(Device):
     def __init__(self, id: int, device_kind: str):
         super().__init__(id)
         self.device_kind = device_kind
-        self._stream = None
+        self._cuda_stream = None
 
     @property
     def stream(self):
         """The device's CUDA stream, made on first use."""
-        if self._stream is None:
+        if self._cuda_stream is None:
             cuda = numba_cuda()
             with cuda.gpus[self.id]:
-                self._stream = cuda.stream()
-        return self._stream
+                self._cuda_stream = cuda.stream()
+        return self._cuda_stream
 
     def synchronize(self) -> None:
         """Wait for everything queued on the device."""
-        if self._stream is not None:
-            self._stream.synchronize()
+        if self._cuda_stream is not None:
+            self._cuda_stream.synchronize()
 
 
 def simulator() -> bool:

@@ -36,18 +36,19 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS
 from minijax.backends.cpu.rules import Rule, ScalarContext
-from minijax.backends.cpu.syntax import cast, kind, literal
+from minijax.backends.cpu.syntax import cast, data_shape, kind, literal, np_dtype
 from minijax.backends.cuda import helpers
 from minijax.checkpoint import name_p, remat_p
 from minijax.control_flow.conditionals import cond_p
 from minijax.control_flow.loops import scan_p, while_p
-from minijax.jaxpr import DropVar
+from minijax.jaxpr import DropVar, Var
 from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters.ad import add_any_p
 from minijax.jit import jit_p
 from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["LOWERINGS", "register", "same_as_cpu", "CudaScalarContext", "IndexContext",
+           "register_key_lowerings",
            "flat_index", "unravel"]
 
 #: Primitive -> Rule: the CUDA target's lowering of each primitive.
@@ -150,6 +151,14 @@ def _round(c, x):
     return cast(c.out_dtype, f"{c.helper(name)}({x})")
 
 
+def _erf_inv(c, x):
+    """XLA's float32 algorithm (``random.normal`` must give the CPU's samples)."""
+    if c.out_dtype != np.float32:
+        raise NotImplementedError(f"erf_inv on {c.out_dtype}")
+    w, poly, end = (c.helper(h) for h in ("_erf_inv_w", "_erf_inv_poly", "_erf_inv_end"))
+    return f"{end}({x}, {poly}({w}({x})))"
+
+
 def _is_finite(c, x):
     return f"math.isfinite({x})"
 
@@ -187,6 +196,7 @@ register(lax.atanh_p, _math("atanh"), "scalar")
 register(lax.erf_p, _math("erf"), "scalar")
 register(lax.erfc_p, _math("erfc"), "scalar")
 register(lax.lgamma_p, _math("lgamma"), "scalar")
+register(lax.erf_inv_p, _erf_inv, "scalar")
 
 
 # =============================================================================
@@ -432,12 +442,24 @@ register(lax.dynamic_update_slice_p, _dynamic_update_slice, "index", bits=True)
 
 
 def _reshape(eqn, x: str) -> str:
-    """A C-contiguous device array reshaped: a view, no kernel (a scalar is ``(1,)``)."""
-    shape = tuple(eqn.outvars[0].aval.shape) or (1,)
+    """A C-contiguous device array reshaped: a view, no kernel (a scalar is ``(1,)``;
+    keys keep their trailing word axis)."""
+    shape = data_shape(eqn.outvars[0].aval)[0] or (1,)
     return f"{x}.reshape({shape})"
 
 
 register(lax.reshape_p, _reshape, "driver", bits=True)
+
+
+def _bitcast(eqn, x: str) -> str:
+    """Between dtypes of one width: the same device memory, viewed as the new dtype."""
+    old, new = eqn.invars[0].aval.dtype, eqn.outvars[0].aval.dtype
+    if np.dtype(old).itemsize != np.dtype(new).itemsize:
+        raise NotImplementedError(f"bitcast_convert_type from {old} to {new}")
+    return f"{x}.view({np_dtype(new)})"
+
+
+register(lax.bitcast_convert_type_p, _bitcast, "driver")
 
 
 # =============================================================================
@@ -522,6 +544,150 @@ def kernel_plan_header(w, eqn) -> str:
 register(cond_p, _cond, "host")
 register(while_p, _while, "host")
 register(scan_p, _scan, "host")
+
+
+# =============================================================================
+# Chapter 13's threefry keys (registered by minijax.prng: register_key_lowerings).
+# Each is a kernel (form "kernel": ``fn(w, eqn)``), one hash per thread and
+# element, calling the CPU's own unrolled hash (a CUDA device function here),
+# so the bits are the CPU's, which are JAX's.
+# =============================================================================
+_MASK = "0xFFFFFFFF"
+
+
+def _counter(j: str) -> str:
+    """The high and low words of counter ``j`` (an int64), as uint32."""
+    return f"np.uint32(np.uint64({j}) >> np.uint64(32)), np.uint32({j} & {_MASK})"
+
+
+def _grid_kernel(w, what, size, params, body) -> None:
+    """A grid-stride kernel over ``size`` elements whose body ``body(w)`` writes
+    element ``t_flat``."""
+    w.lines, w.depth = [], 1
+    w.emit("t_flat = cuda.grid(1)")
+    w.emit(f"while t_flat < {size}:")
+    w.depth += 1
+    body()
+    w.emit("t_flat += cuda.gridsize(1)")
+    w.kernel(what, params, (w.blocks_for(size),), (w.launch.threads,), w.lines)
+
+
+def _at(flat: str, shape) -> list[str]:
+    return unravel(flat, shape) if shape else []
+
+
+def _random_bits(w, eqn) -> None:
+    """Element ``j`` of key ``k``'s block: the hash of counter ``j``, its two words
+    xor-ed (joined, for 64 bits)."""
+    keys, out = eqn.invars[0], eqn.outvars[0]
+    key_shape, shape = tuple(keys.aval.shape), tuple(eqn.params["shape"])
+    n = int(np.prod(shape, dtype=np.int64))
+    size = int(np.prod(key_shape, dtype=np.int64)) * n
+    dtype, width = out.aval.dtype, eqn.params["bit_width"]
+    hash_fn = helpers.request(w.helpers, "_threefry2x32", eqn.primitive.name)
+    w.allocate(out)
+
+    def body():
+        w.emit(f"key_k, count_j = t_flat // {n}, t_flat % {n}", w.text(eqn))
+        k = _at("key_k", key_shape)
+        w.emit(f"word_1, word_2 = {hash_fn}({w.read(keys, [*k, '0'])}, "
+               f"{w.read(keys, [*k, '1'])}, {_counter('count_j')})")
+        bits = ("(np.uint64(word_1) << np.uint64(32)) | np.uint64(word_2)" if width == 64
+                else cast(dtype, "word_1 ^ word_2"))
+        w.emit(f"{w.read(out, _at('t_flat', key_shape + shape) or ['0'])} = {bits}")
+    _grid_kernel(w, "random_bits: one threefry hash per element", size, [keys, out], body)
+
+
+def _random_split(w, eqn) -> None:
+    """Key ``j`` of key ``k``'s block: the hash of counter ``j`` (both words)."""
+    keys, out = eqn.invars[0], eqn.outvars[0]
+    key_shape, shape = tuple(keys.aval.shape), tuple(eqn.params["shape"])
+    n = int(np.prod(shape, dtype=np.int64))
+    size = int(np.prod(key_shape, dtype=np.int64)) * n
+    hash_fn = helpers.request(w.helpers, "_threefry2x32", eqn.primitive.name)
+    w.allocate(out)
+
+    def body():
+        w.emit(f"key_k, count_j = t_flat // {n}, t_flat % {n}", w.text(eqn))
+        k, o = _at("key_k", key_shape), _at("t_flat", key_shape + shape)
+        w.emit(f"{w.read(out, [*o, '0'])}, {w.read(out, [*o, '1'])} = {hash_fn}("
+               f"{w.read(keys, [*k, '0'])}, {w.read(keys, [*k, '1'])}, {_counter('count_j')})")
+    _grid_kernel(w, "random_split: one threefry hash per new key", size, [keys, out], body)
+
+
+def _broadcast_at(out_idx, shape) -> list[str]:
+    """NumPy broadcasting: trailing dims line up, size-1 dims read index 0."""
+    own = out_idx[len(out_idx) - len(shape):] if shape else []
+    return ["0" if n == 1 else i for n, i in zip(shape, own)]
+
+
+def _random_fold_in(w, eqn) -> None:
+    """The hash of the counter ``(0, msg)``; keys and messages broadcast."""
+    keys, msgs = eqn.invars
+    out = eqn.outvars[0]
+    shape = tuple(out.aval.shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    hash_fn = helpers.request(w.helpers, "_threefry2x32", eqn.primitive.name)
+    w.allocate(out)
+
+    def body():
+        o = _at("t_flat", shape)
+        k = _broadcast_at(o, tuple(keys.aval.shape))
+        m = w.read(msgs, _broadcast_at(o, tuple(msgs.aval.shape)))
+        w.emit(f"{w.read(out, [*o, '0'])}, {w.read(out, [*o, '1'])} = {hash_fn}("
+               f"{w.read(keys, [*k, '0'])}, {w.read(keys, [*k, '1'])}, np.uint32(0), "
+               f"np.uint32({m}))", w.text(eqn))
+    params = [a for a in (keys, msgs) if isinstance(a, Var)] + [out]
+    _grid_kernel(w, "random_fold_in: one threefry hash per key", size, params, body)
+
+
+def _random_seed(w, eqn) -> None:
+    """A seed's key data is (0, its low 32 bits): x64 is off, seeds have 32 bits."""
+    seeds, out = eqn.invars[0], eqn.outvars[0]
+    shape = tuple(seeds.aval.shape)
+    w.allocate(out)
+
+    def body():
+        o = _at("t_flat", shape)
+        w.emit(f"{w.read(out, [*o, '0'])} = np.uint32(0)", w.text(eqn))
+        w.emit(f"{w.read(out, [*o, '1'])} = np.uint32(np.int64({w.read(seeds, o)}) & {_MASK})")
+    params = ([seeds] if isinstance(seeds, Var) else []) + [out]
+    _grid_kernel(w, "random_seed", int(np.prod(shape, dtype=np.int64)), params, body)
+
+
+def _threefry2x32(w, eqn) -> None:
+    """The raw hash, element by element over the broadcast shape."""
+    out1, out2 = eqn.outvars
+    shape = tuple(out1.aval.shape)
+    hash_fn = helpers.request(w.helpers, "_threefry2x32", eqn.primitive.name)
+    w.allocate(out1)
+    w.allocate(out2)
+
+    def body():
+        o = _at("t_flat", shape)
+        words = [w.read(a, _broadcast_at(o, tuple(a.aval.shape))) for a in eqn.invars]
+        w.emit(f"{w.read(out1, o)}, {w.read(out2, o)} = {hash_fn}({', '.join(words)})",
+               w.text(eqn))
+    params = list(dict.fromkeys(a for a in eqn.invars if isinstance(a, Var))) + [out1, out2]
+    _grid_kernel(w, "threefry2x32: one hash per element", int(np.prod(shape, dtype=np.int64)),
+                 params, body)
+
+
+def _key_data(eqn, x: str) -> str:
+    """``random_wrap`` / ``random_unwrap``: keys *are* their key data on the device."""
+    return x
+
+
+def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_bits,
+                           random_wrap, random_unwrap, threefry2x32) -> None:
+    """Chapter 13 calls this with its primitives (made after this chapter)."""
+    register(random_seed, _random_seed, "kernel", bits=True)
+    register(random_split, _random_split, "kernel", bits=True)
+    register(random_fold_in, _random_fold_in, "kernel", bits=True)
+    register(random_bits, _random_bits, "kernel", bits=True)
+    register(random_wrap, _key_data, "driver", bits=True)
+    register(random_unwrap, _key_data, "driver", bits=True)
+    register(threefry2x32, _threefry2x32, "kernel")
 
 
 # =============================================================================

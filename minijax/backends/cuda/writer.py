@@ -43,7 +43,8 @@ import numpy as np
 
 from minijax.backends import plan as kernel_plan
 from minijax.backends.cpu.rules import reduction_identity
-from minijax.backends.cpu.syntax import cast, kind, literal, np_dtype
+from minijax.backends.cpu.syntax import (cast, data_shape, is_threefry_key, kind, literal,
+                                         np_dtype)
 from minijax.backends.cpu.writer import entry_name, kernel_outputs
 from minijax.backends.cuda import helpers
 from minijax.backends.cuda.rules import (LOWERINGS, CudaScalarContext, IndexContext,
@@ -115,14 +116,16 @@ class CudaWriter:
         return kernel_plan.eqn_text(eqn, self.plan.names)
 
     def read(self, a, idx, loop_shape=None) -> str:
-        """Element ``idx`` of a value in memory (a scalar is element ``[0]``); in a
-        loop over ``loop_shape``, a size-1 axis of the operand is broadcast."""
+        """Element ``idx`` of a value in memory (a scalar is element ``[0]``; a key
+        array's ``idx`` ends with the word); in a loop over ``loop_shape``, a
+        size-1 axis of the operand is broadcast."""
         if isinstance(a, Literal):
             return literal(a.val, a.aval.dtype)
-        if not a.aval.shape:
+        if not a.aval.shape and not is_threefry_key(a.aval.dtype):
             return f"{self.var(a)}[0]"
         if loop_shape is not None and tuple(a.aval.shape) != tuple(loop_shape):
-            idx = ["0" if n == 1 else i for n, i in zip(a.aval.shape, idx)]
+            idx = ["0" if n == 1 else i for n, i in zip(a.aval.shape, idx)] + \
+                list(idx[len(a.aval.shape):])
         return f"{self.var(a)}[{', '.join(idx)}]"
 
     def emit(self, code: str, comment: str | None = None) -> None:
@@ -205,9 +208,11 @@ class CudaWriter:
         return CudaModule("\n\n\n".join(parts) + "\n", self.fn_name, self.kernels)
 
     def allocate(self, v) -> None:
-        shape = tuple(v.aval.shape) or (1,)
-        self.drive(f"{self.var(v)} = cuda.device_array({shape}, "
-                   f"dtype={np_dtype(v.aval.dtype)}, stream=stream)")
+        """The driver allocates ``v`` on the device (a scalar as one element; keys as
+        their key data, uint32 with a trailing axis of 2)."""
+        shape, dtype = data_shape(v.aval)
+        self.drive(f"{self.var(v)} = cuda.device_array({shape or (1,)}, dtype={dtype}, "
+                   "stream=stream)")
 
     def kernel(self, what: str, params, grid, block, body_lines) -> None:
         """Add a kernel (its launch goes into the driver)."""
@@ -535,9 +540,12 @@ class CudaWriter:
                 raise NotImplementedError(f"{eqn.primitive.name} of a literal")
             self.drive(f"{self.var(out)} = {rule.fn(eqn, x)}", self.text(eqn))
             return
+        if rule.form == "kernel":  # the rule writes its kernel (chapter 13's keys)
+            return rule.fn(self, eqn)
         if rule.form != "index":
             raise NotImplementedError(f"{eqn.primitive.name} (form {rule.form})")
-        shape = tuple(out.aval.shape)
+        key = is_threefry_key(out.aval.dtype)  # key data: one more axis, the word
+        shape = data_shape(out.aval)[0]
         size = int(np.prod(shape, dtype=np.int64))
         self.allocate(out)
         self.lines, self.depth = [], 1
@@ -549,7 +557,14 @@ class CudaWriter:
             if i != "0":
                 self.emit(f"i{d} = {i}")
         names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
-        expr = rule.fn(IndexContext(eqn, self.read), names)
+        read = self.read
+        if key:  # the rule maps the key's index; every key operand is read at the same word
+            word = names[-1]
+
+            def read(a, at, loop_shape=None):
+                at = list(at) + [word] if is_threefry_key(a.aval.dtype) else at
+                return self.read(a, at, loop_shape)
+        expr = rule.fn(IndexContext(eqn, read), names[:-1] if key else names)
         self.emit(f"{self.read(out, names)} = {expr}", self.text(eqn))
         self.emit("t_flat += cuda.gridsize(1)")
         params = [a for a in eqn.invars if isinstance(a, Var)]
