@@ -133,6 +133,7 @@ MODULES = {
     "minijax.backends.cuda.writer": 10,
     "minijax.backends.cuda.compile": 10,
     "minijax.backends.cuda.backend": 10,
+    "minijax.backends.cuda.eager": 10,
     # chapter 11 (the runtime helper adds its modules here)
     "minijax.runtime": 11,
     "minijax.runtime.futures": 11,

@@ -18,7 +18,7 @@ import numpy as np
 from minijax import dtypes
 from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.array import Array
-from minijax.buffers import Buffer
+from minijax.buffers import Buffer, buffer_on
 from minijax.primitives import abstract_eval_rules, impl_rules, set_bind_dispatcher
 
 
@@ -48,7 +48,7 @@ def output_value(value, aval: ShapedArray) -> np.ndarray:
 
 def wrap_output(value, aval: ShapedArray, device=None) -> Array:
     """Wrap an impl rule's result in an ``Array`` of the expected type."""
-    return Array(aval, Buffer(output_value(value, aval), device))
+    return Array(aval, buffer_on(output_value(value, aval), device))
 
 
 # Abstract evaluation of a small array costs more than the NumPy computation

@@ -262,6 +262,8 @@ def dispatch_primitive(prim, args, params, avals_out):
             _effects_hook.wait_in_order(effects)
         return None
     device = _device_of(args)
+    if device.queue_is_own:  # a GPU: the device runs it as a kernel (chapter 10)
+        return device.run_primitive(prim, args, params, avals_out)
     stream = stream_for(device)
     multiple = prim.multiple_results
     out_avals = avals_out if multiple else (avals_out,)

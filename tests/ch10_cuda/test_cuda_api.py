@@ -157,3 +157,15 @@ def test_an_error_of_the_run_surfaces_where_the_value_is_read():
         np.asarray(y)
     with pytest.raises(ValueError, match="the copy failed"):
         y.block_until_ready()
+
+
+@simulator_only
+def test_eager_operations_on_gpu_arrays_run_as_kernels_and_stay_there():
+    gpu = jax.devices("gpu")[0]
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = jax.device_put(host, gpu)
+    for got, want in [(x + 1, host + 1), (jnp.sum(x, axis=1), host.sum(1)),
+                      (jnp.exp(x)[1], np.exp(host)[1]), (x @ x.T, host @ host.T),
+                      (jnp.sort(-x, axis=1), np.sort(-host, axis=1))]:  # sort: the host impl
+        assert got.device == gpu and type(got._buffer).__name__ == "CudaBuffer"
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)

@@ -60,6 +60,14 @@ class CudaDevice(Device):
                 self._cuda_stream = cuda.stream()
         return self._cuda_stream
 
+    def run_primitive(self, prim, args, params, avals_out):
+        """An eager primitive on GPU arrays (chapter 11's executor asks the device):
+        a kernel, as JAX runs each op as a tiny compiled program. A primitive the
+        CUDA target does not lower runs its NumPy impl on the host values; the
+        result is copied back to the GPU."""
+        from minijax.backends.cuda.eager import run_primitive
+        return run_primitive(self, prim, args, params, avals_out)
+
     def synchronize(self) -> None:
         """Wait for everything queued on the device."""
         if self._cuda_stream is not None:
