@@ -40,6 +40,7 @@ import numpy as np
 
 from minijax import lax
 from minijax.backends.cpu import rules as _cpu_rules
+from minijax.backends.cuda import rules as _cuda_rules
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import array_from_numpy
 from minijax.control_flow import scan
@@ -298,6 +299,7 @@ impl_rules[io_callback_p] = functools.partial(_callback_impl, api_name="jax.io_c
 # Compiled kernels call back into Python through chapter 09's trampoline, which
 # runs the impl rules above (minijax/backends/cpu/rules.py: _host_callback).
 _cpu_rules.register_host_call_lowerings(pure_callback_p, io_callback_p)
+_cuda_rules.register_host_call_lowerings(pure_callback_p, io_callback_p)  # chapter 10: from its host driver
 abstract_eval_rules[io_callback_p] = _callback_abstract_eval
 effect_rules[io_callback_p] = _io_callback_effects
 jvp_rules[io_callback_p] = _io_callback_jvp

@@ -49,6 +49,7 @@ import numpy as np
 
 from minijax import lax, numpy as jnp
 from minijax.backends.cpu import rules as _cpu_rules
+from minijax.backends.cuda import rules as _cuda_rules
 from minijax.callback import call_python, callback_error
 from minijax.core import get_aval
 from minijax.effects import effect_kinds
@@ -233,6 +234,7 @@ _register(debug_print_p, _debug_print_impl, _debug_print_effects)
 # Compiled kernels call back into Python through chapter 09's trampoline, which
 # runs the impl rules above (minijax/backends/cpu/rules.py: _host_callback).
 _cpu_rules.register_host_call_lowerings(debug_callback_p, debug_print_p)
+_cuda_rules.register_host_call_lowerings(debug_callback_p, debug_print_p)  # chapter 10: from its host driver
 
 
 class _DebugPrintFormatChecker(string.Formatter):

@@ -175,15 +175,12 @@ from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E40
 
 _COMPLEX = "complex numbers: the CUDA target refuses complex dtypes so far"
 _LOOPS = "needs a kernel with a sequential loop per row: not written for CUDA yet"
-_CALLBACK = "a host callback: to be run by the host driver between kernels"
 _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 #: primitive name -> why the CUDA target does not lower it (yet)
 CUDA_NOT_YET: dict[str, str] = {
     **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     **{n: _LOOPS for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort",
                            "top_k")},
-    **{n: _CALLBACK for n in ("debug_callback", "debug_print", "io_callback",
-                              "pure_callback")},
     **{n: _LINALG for n in ("cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
                             "triangular_solve")},
     **{n: "data movement not written for CUDA yet"

@@ -307,7 +307,12 @@ def execute_executable(executable, flat_args, device=None) -> list:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
     if device.queue_is_own:  # a GPU: the executable enqueues on its CUDA stream and returns
-        return executable(*flat_args)
+        effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
+        if effects:  # its driver calls back into Python: after the effects before it
+            _effects_hook.wait_in_order(effects)
+        outs = executable(*flat_args)
+        _ran_inline(effects, device, getattr(executable, "last_error", None))
+        return outs
     stream = stream_for(device)
     effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
     fastest = getattr(executable, "_fastest_run_seconds", None)

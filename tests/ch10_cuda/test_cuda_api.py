@@ -104,7 +104,7 @@ def test_the_lowered_text_is_the_kernels_and_the_host_driver():
     assert "@cuda.jit\ndef jit_lambda_k0(a, c):" in text
     assert "cuda.shared.array" in text and "cuda.syncthreads()" in text
     assert "# b:f32[3,4] = exp a" in text.replace("  #", " #")
-    assert "def jit_lambda(stream, a):" in text  # the driver, named after the function
+    assert "def jit_lambda(stream, host, a):" in text  # the driver, named after the function
     assert "jit_lambda_k0[" in text and ", stream](a, c)" in text
 
 
@@ -169,3 +169,49 @@ def test_eager_operations_on_gpu_arrays_run_as_kernels_and_stay_there():
                       (jnp.sort(-x, axis=1), np.sort(-host, axis=1))]:  # sort: the host impl
         assert got.device == gpu and type(got._buffer).__name__ == "CudaBuffer"
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+@simulator_only
+def test_debug_print_in_a_gpu_program_prints_what_the_cpu_prints(capfd):
+    def f(x):
+        y = jnp.sin(x)
+        jax.debug.print("y = {y}, total {t}", y=y, t=jnp.sum(y))
+        return y * 2
+    x = np.linspace(0, 1, 4, dtype=np.float32)
+    jax.jit(f)(x)
+    on_cpu = capfd.readouterr().out
+    out = cuda_jit(f)(x)
+    jax.effects_barrier()
+    assert capfd.readouterr().out == on_cpu and on_cpu.startswith("y = [0. ")
+    np.testing.assert_allclose(np.asarray(out), 2 * np.sin(x), rtol=1e-6)
+
+
+@simulator_only
+def test_callbacks_run_between_kernels_in_program_order():
+    seen = []
+
+    def log(x):
+        seen.append(np.asarray(x).copy())
+        return np.asarray(x).sum(dtype=np.float32)
+
+    def f(x):
+        a = jax.experimental.io_callback(log, jax.ShapeDtypeStruct((), jnp.float32), x * 2,
+                                         ordered=True)
+        b = jax.pure_callback(lambda v: np.asarray(v) * 10,
+                              jax.ShapeDtypeStruct((3,), jnp.float32), x + a)
+        jax.experimental.io_callback(log, jax.ShapeDtypeStruct((), jnp.float32), b,
+                                     ordered=True)
+        return b
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    out = cuda_jit(f)(x)
+    np.testing.assert_array_equal(np.asarray(out), (x + 12) * 10)
+    assert [s.tolist() for s in seen] == [[2.0, 4.0, 6.0], [130.0, 140.0, 150.0]]
+
+
+@simulator_only
+def test_a_failing_callback_in_a_gpu_program_surfaces_at_the_barrier():
+    def boom(x):
+        raise ValueError("no such thing")
+    cuda_jit(lambda x: jax.debug.callback(boom, x))(np.ones(2, np.float32))
+    with pytest.raises(Exception, match="no such thing"):
+        jax.effects_barrier()

@@ -28,7 +28,8 @@ from minijax.array import Array
 from minijax.backends.cpu.backend import _as_keys
 from minijax.backends.cpu.syntax import data_shape, is_threefry_key
 from minijax.backends.cuda import compile as compiler
-from minijax.backends.cuda.memory import CudaBuffer, device_array_of, recorded_event
+from minijax.backends.cuda.memory import (CudaBuffer, device_array_of, recorded_event,
+                                          to_device)
 from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cuda, simulator
 from minijax.backends.cuda.rules import LOWERINGS
 from minijax.backends.cuda.writer import GPU_LAUNCH, SIMULATOR_LAUNCH, generate_module
@@ -36,6 +37,7 @@ from minijax.backends.interpreter import as_output_array
 from minijax.backends.plan import Target, make_plan
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
 from minijax.jaxpr import Literal
+from minijax.primitives import impl_rules
 
 __all__ = ["CudaTarget", "NumbaCudaBackend", "CudaLowering", "CudaExecutable"]
 
@@ -140,9 +142,11 @@ class CudaExecutable(Executable):
                           for c, a in zip(self._consts, self._const_avals)]
                 self._device_consts[device] = consts
             args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
-            results = self.driver(device.stream, *consts, *args)
+            host = [_host_caller(eqn, device) for eqn in self.lowering.module.host_eqns]
+            results = self.driver(device.stream, host, *consts, *args)
         except Exception as e:  # raised where an output is read
             error = e
+        self.last_error = error  # chapter 12: a failed effect surfaces at effects_barrier
         done = recorded_event(device.stream)
         outs = []
         for (kind, k), aval in zip(self._sources, self.out_avals):
@@ -185,6 +189,24 @@ class CudaExecutable(Executable):
 
     def cost_analysis(self) -> dict[str, float]:
         return self.lowering.plan.cost_analysis()
+
+
+def _host_caller(eqn, device):
+    """``host[k]`` of the driver: ``eqn``'s impl rule on its operands copied back
+    from the device (waiting for the kernels before), results copied over."""
+    impl = impl_rules[eqn.primitive]
+    in_avals = [a.aval for a in eqn.invars]
+    out_avals = [v.aval for v in eqn.outvars]
+
+    def call(stream, *xs):
+        values = [x.copy_to_host(stream=stream) for x in xs]
+        stream.synchronize()
+        values = [v.reshape(a.shape) if a.shape else v.reshape(())[()]
+                  for v, a in zip(values, in_avals)]
+        results = impl(*values, **eqn.params)
+        return tuple(to_device(np.asarray(r, dtype=a.dtype).reshape(a.shape), device)
+                     for r, a in zip(results, out_avals))
+    return call
 
 
 def kernel_outputs_of(jaxpr) -> list:

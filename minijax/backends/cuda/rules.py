@@ -48,7 +48,7 @@ from minijax.jit import jit_p
 from minijax.primitives import Primitive, RuleTable, register_rule_table
 
 __all__ = ["LOWERINGS", "register", "same_as_cpu", "CudaScalarContext", "IndexContext",
-           "register_key_lowerings",
+           "register_key_lowerings", "register_host_call_lowerings",
            "flat_index", "unravel"]
 
 #: Primitive -> Rule: the CUDA target's lowering of each primitive.
@@ -544,6 +544,33 @@ def kernel_plan_header(w, eqn) -> str:
 register(cond_p, _cond, "host")
 register(while_p, _while, "host")
 register(scan_p, _scan, "host")
+
+
+# =============================================================================
+# Chapter 12's callbacks: the host driver calls back into Python between kernels
+# =============================================================================
+def _host_call(w, eqn) -> None:
+    """``debug.print``, ``debug.callback``, ``pure_callback``, ``io_callback``: a
+    kernel cannot call Python, so the *driver* does, at this point of the
+    program: it copies the operands back (waiting for the kernels before), runs
+    the primitive's impl rule (the interpreter's own call), and copies the
+    results to the device. Driver lines run in program order, so effects keep it."""
+    avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
+    if any(getattr(a.dtype, "extended", False) for a in avals):
+        raise NotImplementedError(f"{eqn.primitive.name} of key values")
+    k = len(w.host_eqns)
+    w.host_eqns.append(eqn)
+    args = ", ".join(["stream", *(w.driver_atom(a) for a in eqn.invars)])
+    outs = [w.var(v) if not isinstance(v, DropVar) else "_" for v in eqn.outvars]
+    call = f"host[{k}]({args})"
+    w.drive(f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}" if outs else call,
+            f"{eqn.primitive.name}: a call back into Python, between kernels")
+
+
+def register_host_call_lowerings(*prims) -> None:
+    """Chapter 12 calls this with its callback primitives (made after this chapter)."""
+    for prim in prims:
+        register(prim, _host_call, "host")
 
 
 # =============================================================================

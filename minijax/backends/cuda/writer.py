@@ -93,6 +93,7 @@ class CudaModule:
     source: str
     driver: str
     kernels: list
+    host_eqns: list
 
 
 class CudaWriter:
@@ -106,6 +107,7 @@ class CudaWriter:
         self.lines: list[str] = []  # the kernel being written
         self.depth = 1
         self.driver_depth = 1
+        self.host_eqns: list = []  # the callbacks the driver makes: host[k]
 
     # --- names and elements ------------------------------------------------------
     def var(self, v) -> str:
@@ -140,9 +142,10 @@ class CudaWriter:
     def write(self) -> CudaModule:
         jaxpr = self.plan.closed_jaxpr.jaxpr
         params = [self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars]]
-        self.driver.append(f"def {self.fn_name}({', '.join(['stream', *params])}):")
+        self.driver.append(f"def {self.fn_name}({', '.join(['stream', 'host', *params])}):")
         self.driver.append('    """The host driver: allocates each value on the device and '
-                           'launches the kernels, in order, on ``stream``."""')
+                           'launches the kernels, in order, on ``stream``; ``host[k]`` '
+                           'are its calls back into Python."""')
         self.write_steps(self.plan.steps)
         outs = [self.var(v) for v in kernel_outputs(jaxpr)]
         self.drive(f"return ({''.join(o + ', ' for o in outs)})")
@@ -205,7 +208,8 @@ class CudaWriter:
                  *(helpers.helper_source(h) for h in self.helpers),
                  *(k.source for k in self.kernels),
                  "\n".join(self.driver)]
-        return CudaModule("\n\n\n".join(parts) + "\n", self.fn_name, self.kernels)
+        return CudaModule("\n\n\n".join(parts) + "\n", self.fn_name, self.kernels,
+                          self.host_eqns)
 
     def allocate(self, v) -> None:
         """The driver allocates ``v`` on the device (a scalar as one element; keys as
