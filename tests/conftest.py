@@ -4,6 +4,7 @@ A test in ``tests/ch04_vmap/`` is marked ``ch04``, so ``pytest -m ch04`` (or
 ``make test-ch04``) runs one chapter. Tests outside chapter folders (the
 layering and rule-coverage checks) carry no chapter marker.
 """
+import os
 import re
 
 import pytest
@@ -38,7 +39,12 @@ except ImportError:  # pragma: no cover
 # ``@jit``, the samplers of ``minijax.random``...) or evaluates a jaxpr with a ``jit``
 # equation in it (the inner jits of jnp functions inside an eager ``lax.while_loop``,
 # ``eval_jaxpr``...). Tracing alone (``make_jaxpr``, ``grad``, ``vmap``) does not.
-JIT_BACKENDS = ("cpu", "interpreter")
+#
+# Chapter 10: under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Python
+# starts) the suite gains a third backend, "cuda": ``make test`` runs a chosen,
+# fast subset of the shared suite with it (SIMULATOR_SUBSET in the Makefile).
+SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+JIT_BACKENDS = ("cpu", "interpreter") + (("cuda",) if SIMULATOR else ())
 
 
 @pytest.fixture(params=JIT_BACKENDS)

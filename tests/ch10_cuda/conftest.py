@@ -28,6 +28,11 @@ ptx_only = pytest.mark.skipif(
     SIMULATOR, reason="the CUDA simulator compiles no PTX (run without NUMBA_ENABLE_CUDASIM)")
 
 
+if HAVE_CUDA_EXTRA:
+    from tests.ch10_cuda import kernel_record
+    kernel_record.install()  # MINIJAX_RECORD_CUDA=<dir>: the PTX check's input
+
+
 def cuda_jit(f, **kw):
     """``jit`` on the CUDA backend, named explicitly (JAX deprecates ``backend=``)."""
     with warnings.catch_warnings():

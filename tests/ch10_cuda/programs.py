@@ -192,3 +192,24 @@ PROGRAMS += [
     ("typed_keys", lambda s: jrandom.key_data(jrandom.split(jrandom.key(s), 4)[::2]),
      (np.int32(3),), None),
 ]
+
+PROGRAMS += [
+    ("cumulative", lambda x: (jnp.cumsum(x, axis=1), jnp.cumprod(x, axis=0),
+                              lax.cummax(x, axis=1, reverse=True), lax.cummin(x, axis=0),
+                              lax.cumlogsumexp(x, axis=1)),
+     (X,), lambda x: (np.cumsum(x, axis=1), np.cumprod(x, axis=0),
+                      np.maximum.accumulate(x[:, ::-1], axis=1)[:, ::-1],
+                      np.minimum.accumulate(x, axis=0),
+                      np.logaddexp.accumulate(x, axis=1))),
+]
+
+SORTME = np.array([[3.0, np.nan, -1.0, 3.0, 0.5, -np.inf],
+                   [2.0, 2.0, 1.0, np.nan, -0.0, 7.0]], dtype=np.float32)
+PROGRAMS += [
+    ("sort", lambda x: (jnp.sort(x, axis=1), jnp.sort(x, axis=0), jnp.argsort(x, axis=1),
+                        lax.sort((x[0], x[1]), num_keys=1)),
+     (SORTME,), lambda x: (np.sort(x, axis=1), np.sort(x, axis=0),
+                           np.argsort(x, axis=1, kind="stable").astype(np.int32),
+                           x[0][np.argsort(x[0], kind="stable")],
+                           x[1][np.argsort(x[0], kind="stable")])),
+]

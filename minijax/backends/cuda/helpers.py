@@ -82,6 +82,9 @@ CUDA_HELPERS["_erf_inv_poly"] = "\n".join([
     "    t = np.float64((s - np.float32(3.0)) if big else (w - np.float32(2.5)))",
     *_erf_inv_lines(), "    return p", ""])
 
+CUDA_HELPERS["_logaddexp"] = (CPU_HELPERS["_logaddexp"].source
+                               .replace("np.log1p(np.exp(", "math.log1p(math.exp("))
+
 #: helper -> the helpers it calls (they must come first in the module).
 _CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}
 

@@ -547,6 +547,121 @@ register(scan_p, _scan, "host")
 
 
 # =============================================================================
+# Kernels written by their rules (form "kernel": ``fn(w, eqn)``)
+# =============================================================================
+def _grid_kernel(w, what, size, params, body) -> None:
+    """A grid-stride kernel over ``size`` elements whose body ``body(w)`` writes
+    element ``t_flat``."""
+    w.lines, w.depth = [], 1
+    w.emit("t_flat = cuda.grid(1)")
+    w.emit(f"while t_flat < {size}:")
+    w.depth += 1
+    body()
+    w.emit("t_flat += cuda.gridsize(1)")
+    w.kernel(what, params, (w.blocks_for(size),), (w.launch.threads,), w.lines)
+
+
+def _at(flat: str, shape) -> list[str]:
+    return unravel(flat, shape) if shape else []
+
+
+# =============================================================================
+# Cumulative reductions: one thread per row, a running value along the axis
+# =============================================================================
+def _cumulative(kind_: str):
+    """``cumsum``... along ``axis``: each thread takes rows (grid-stride) and walks
+    each one sequentially, as the CPU's loop does (same order, same rounding)."""
+    def rule(w, eqn) -> None:
+        x, out = eqn.invars[0], eqn.outvars[0]
+        dtype, shape = out.aval.dtype, tuple(out.aval.shape)
+        if kind_ == "logsumexp" and dtype.kind != "f":
+            raise NotImplementedError(f"cumlogsumexp of {dtype}")
+        axis = eqn.params["axis"]
+        n = shape[axis]
+        w.allocate(out)
+        rows_shape = [1 if d == axis else m for d, m in enumerate(shape)]
+        rows = int(np.prod(rows_shape, dtype=np.int64))
+        if n == 0 or rows == 0:
+            return
+        ctx = CudaScalarContext(eqn, w.helpers)
+        combine = {"sum": CPU_LOWERINGS[lax.add_p].fn, "prod": CPU_LOWERINGS[lax.mul_p].fn,
+                   "max": CPU_LOWERINGS[lax.max_p].fn, "min": CPU_LOWERINGS[lax.min_p].fn,
+                   "logsumexp": lambda c, a, b: f"{c.helper('_logaddexp')}({a}, {b}, "
+                                                f"{literal(np.log(2), c.out_dtype)})"}[kind_]
+        first, pos = (f"{n - 1}", f"{n - 1} - k_i") if eqn.params["reverse"] else ("0", "k_i")
+
+        def body():
+            idx = _at("t_flat", rows_shape)
+            at = lambda k: [k if d == axis else i for d, i in enumerate(idx)]  # noqa: E731
+            w.emit(f"acc_v = {w.read(x, at(first))}", w.text(eqn))
+            w.emit(f"{w.read(out, at(first))} = acc_v")
+            w.emit(f"for k_i in range(1, {n}):")
+            w.emit(f"    acc_v = {combine(ctx, 'acc_v', w.read(x, at(pos)))}")
+            w.emit(f"    {w.read(out, at(pos))} = acc_v")
+        params = ([x] if isinstance(x, Var) else []) + [out]
+        _grid_kernel(w, f"{eqn.primitive.name}: one row per thread, sequentially", rows,
+                     params, body)
+    return rule
+
+
+register(lax.cumsum_p, _cumulative("sum"), "kernel")
+register(lax.cumprod_p, _cumulative("prod"), "kernel")
+register(lax.cummax_p, _cumulative("max"), "kernel")
+register(lax.cummin_p, _cumulative("min"), "kernel")
+register(lax.cumlogsumexp_p, _cumulative("logsumexp"), "kernel")
+
+
+# =============================================================================
+# sort: one thread per row, an insertion sort in place in the outputs
+# =============================================================================
+def _sort(w, eqn) -> None:
+    """``lax.sort`` along ``dimension``: each thread copies its rows into the
+    outputs and sorts them there, all operands moved together, by the first
+    ``num_keys`` compared in turn in XLA's order (NaNs last). Insertion sort is
+    stable and needs no scratch memory; it is quadratic in the row length, a
+    teaching kernel (a GPU library would merge-sort rows in shared memory)."""
+    num_keys, axis = eqn.params["num_keys"], eqn.params["dimension"]
+    xs, outs = eqn.invars, eqn.outvars
+    if any(np.dtype(a.aval.dtype).kind == "c" for a in xs[:num_keys]):
+        raise NotImplementedError("sort by complex keys")
+    if any(isinstance(v, DropVar) for v in outs):
+        raise NotImplementedError("sort with an unused output")
+    shape = tuple(outs[0].aval.shape)
+    n = shape[axis]
+    for v in outs:
+        w.allocate(v)
+    rows_shape = [1 if d == axis else m for d, m in enumerate(shape)]
+    rows = int(np.prod(rows_shape, dtype=np.int64))
+    if rows == 0 or n == 0:
+        return
+
+    def body():
+        idx = _at("t_flat", rows_shape)
+        at = lambda k: [k if d == axis else i for d, i in enumerate(idx)]  # noqa: E731
+        w.emit(f"for k_i in range({n}):  # the row, copied into the outputs", w.text(eqn))
+        for x, v in zip(xs, outs):
+            w.emit(f"    {w.read(v, at('k_i'))} = {w.read(x, at('k_i'))}")
+        less = None  # key j decides unless tied: lexicographic, last key innermost
+        for k in reversed(range(num_keys)):
+            a, b = w.read(outs[k], at("j_i")), w.read(outs[k], at("j_i - 1"))
+            before = (f"({a} < {b} or ({b} != {b} and {a} == {a}))")
+            tied = f"({a} == {b} or ({a} != {a} and {b} != {b}))"
+            less = before if less is None else f"({before} or ({tied} and {less}))"
+        w.emit(f"for i_i in range(1, {n}):")
+        w.emit("    j_i = i_i")
+        w.emit(f"    while j_i > 0 and {less}:")
+        for v in outs:
+            a, b = w.read(v, at("j_i")), w.read(v, at("j_i - 1"))
+            w.emit(f"        {a}, {b} = {b}, {a}")
+        w.emit("        j_i -= 1")
+    params = list(dict.fromkeys(a for a in xs if isinstance(a, Var))) + list(outs)
+    _grid_kernel(w, "sort: one row per thread, insertion sort", rows, params, body)
+
+
+register(lax.sort_p, _sort, "kernel")
+
+
+# =============================================================================
 # Chapter 12's callbacks: the host driver calls back into Python between kernels
 # =============================================================================
 def _host_call(w, eqn) -> None:
@@ -585,22 +700,6 @@ _MASK = "0xFFFFFFFF"
 def _counter(j: str) -> str:
     """The high and low words of counter ``j`` (an int64), as uint32."""
     return f"np.uint32(np.uint64({j}) >> np.uint64(32)), np.uint32({j} & {_MASK})"
-
-
-def _grid_kernel(w, what, size, params, body) -> None:
-    """A grid-stride kernel over ``size`` elements whose body ``body(w)`` writes
-    element ``t_flat``."""
-    w.lines, w.depth = [], 1
-    w.emit("t_flat = cuda.grid(1)")
-    w.emit(f"while t_flat < {size}:")
-    w.depth += 1
-    body()
-    w.emit("t_flat += cuda.gridsize(1)")
-    w.kernel(what, params, (w.blocks_for(size),), (w.launch.threads,), w.lines)
-
-
-def _at(flat: str, shape) -> list[str]:
-    return unravel(flat, shape) if shape else []
 
 
 def _random_bits(w, eqn) -> None:
