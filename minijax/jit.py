@@ -161,14 +161,16 @@ def backend_for(backend: str | None, device=None, flat_args=()):
     else the default backend."""
     if backend is not None:
         return get_backend(backend)
+    chosen = get_backend(None)
     if not other_platforms_present():
-        return get_backend(None)
-    default = default_platform()
+        return chosen
     if device is None:
+        default = default_platform()
         device = next((x.device for x in flat_args
                        if isinstance(x, Array) and x.device.platform != default), None)
-    return get_backend(None if device is None or device.platform == default
-                       else device.platform)
+    if device is None or device.platform == chosen.platform:
+        return chosen
+    return get_backend(device.platform)
 
 
 def device_of_backend(backend):

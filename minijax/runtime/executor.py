@@ -306,15 +306,19 @@ def execute_executable(executable, flat_args, device=None) -> list:
     if running.busy:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
-    if device.queue_is_own:  # a GPU: the executable enqueues on its CUDA stream and returns
-        effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
-        if effects:  # its driver calls back into Python: after the effects before it
-            _effects_hook.wait_in_order(effects)
-        outs = executable(*flat_args)
-        _ran_inline(effects, device, getattr(executable, "last_error", None))
-        return outs
-    stream = stream_for(device)
     effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
+    if device.queue_is_own and not effects:
+        # a GPU (chapter 10): the executable queues its kernels on the device's CUDA
+        # stream and returns at once; that stream is the device's queue. A program
+        # with effects calls back into Python from its host driver, which waits for
+        # the kernels before each call: it goes on the device's queue thread below,
+        # as on the CPU, so that the caller does not wait.
+        try:
+            return _run_inline(f"jit({executable.name})", device,
+                               lambda: executable(*flat_args))
+        except Exception as e:  # raised where an output is read
+            return _failed_arrays(executable.out_avals, device, e)
+    stream = stream_for(device)
     fastest = getattr(executable, "_fastest_run_seconds", None)
     # A program with effects (a print, a callback) runs inline whenever it may, as
     # JAX's CPU client runs one before returning: its lines appear during the call.

@@ -130,33 +130,28 @@ class CudaExecutable(Executable):
         return devices[0]
 
     def __call__(self, *flat_args) -> list:
-        """Queue the program on the device's stream; returns at once. An error of
-        the run (a failed input, a failing copy or launch) is stored in the
-        outputs and raised where they are read, as on the CPU."""
+        """Queue the program on the device's stream; returns at once (a program with
+        callbacks returns after its last one). An error of the run (a failed input,
+        a failing copy, launch or callback) is raised here; chapter 11's executor
+        stores it in the outputs, raised where they are read, as on the CPU."""
         device = self._device(flat_args)
-        error = results = None
-        try:
-            consts = self._device_consts.get(device)
-            if consts is None:
-                consts = [device_array_of(c, a, device)
-                          for c, a in zip(self._consts, self._const_avals)]
-                self._device_consts[device] = consts
-            args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
-            host = [_host_caller(eqn, device) for eqn in self.lowering.module.host_eqns]
-            results = self.driver(device.stream, host, *consts, *args)
-        except Exception as e:  # raised where an output is read
-            error = e
-        self.last_error = error  # chapter 12: a failed effect surfaces at effects_barrier
+        consts = self._device_consts.get(device)
+        if consts is None:
+            consts = [device_array_of(c, a, device)
+                      for c, a in zip(self._consts, self._const_avals)]
+            self._device_consts[device] = consts
+        args = [device_array_of(x, a, device) for x, a in zip(flat_args, self.in_avals)]
+        host = [_host_caller(eqn, device) for eqn in self.lowering.module.host_eqns]
+        results = self.driver(device.stream, host, *consts, *args)
         done = recorded_event(device.stream)
         outs = []
         for (kind, k), aval in zip(self._sources, self.out_avals):
             if kind == "kernel":
-                data = None if error is not None else results[k]
                 shape, view = aval.shape, None
                 if is_threefry_key(aval.dtype):  # the kernels computed key data
                     shape, view = data_shape(aval)[0], partial(_as_keys, aval=aval)
-                buffer = CudaBuffer(data, device, shape=shape, dtype=np.dtype(aval.dtype),
-                                    event=done, error=error, host_view=view)
+                buffer = CudaBuffer(results[k], device, shape=shape,
+                                    dtype=np.dtype(aval.dtype), event=done, host_view=view)
                 outs.append(Array(aval, buffer))
             elif kind == "arg":
                 outs.append(as_output_array(flat_args[k], aval))

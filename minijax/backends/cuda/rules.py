@@ -484,20 +484,29 @@ def _cond(w, eqn) -> None:
 
 def _while(w, eqn) -> None:
     """``while_loop``: the driver runs the loop; each test reads the predicate
-    back (it waits for it), each turn launches the body's kernels."""
+    back (it waits for it), each turn launches the body's kernels. A predicate
+    with a shape (``vmap`` of a loop) runs while *any* example's holds, and the
+    finished examples keep their carry (a kernel selects it)."""
     p = eqn.params
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
     cond_consts, body_consts, init = (eqn.invars[:nc], eqn.invars[nc:nc + nb],
                                       eqn.invars[nc + nb:])
-    carry = eqn.outvars
+    carry = w.carry_names(eqn.outvars)
+    batched = bool(p["cond_jaxpr"].jaxpr.out_avals[0].shape)
     w.drive(f"# {kernel_plan_header(w, eqn)}")
     w.bind(carry, init)
     w.drive("while True:")
     w.driver_depth += 1
     pred = w.inline(p["cond_jaxpr"], [*cond_consts, *carry])[0]
-    w.drive(f"if not {w.host_scalar(pred)}:  # waits for the predicate")
+    test = (f"{w.driver_atom(pred)}.copy_to_host(stream=stream).any()" if batched
+            else w.host_scalar(pred))
+    w.drive(f"if not {test}:  # waits for the predicate")
     w.drive("    break")
     outs = w.inline(p["body_jaxpr"], [*body_consts, *carry])
+    if batched:
+        olds = p["body_jaxpr"].jaxpr.invars[nb:]  # the carry at the top of this turn
+        outs = [w.keep_finished(pred, old, new, f"{name}_kept")
+                for old, new, name in zip(olds, outs, carry)]
     w.bind(carry, outs)
     w.driver_depth -= 1
 
@@ -508,7 +517,7 @@ def _scan(w, eqn) -> None:
     p = eqn.params
     nc, ncarry, length = p["num_consts"], p["num_carry"], p["length"]
     consts, init, xs = eqn.invars[:nc], eqn.invars[nc:nc + ncarry], eqn.invars[nc + ncarry:]
-    carry, ys = eqn.outvars[:ncarry], eqn.outvars[ncarry:]
+    carry, ys = w.carry_names(eqn.outvars[:ncarry]), eqn.outvars[ncarry:]
     body = p["jaxpr"]
     w.drive(f"# {kernel_plan_header(w, eqn)}")
     w.bind(carry, init)
@@ -516,12 +525,13 @@ def _scan(w, eqn) -> None:
         if not isinstance(y, DropVar):
             w.allocate(y)
     order = f"range({length} - 1, -1, -1)" if p["reverse"] else f"range({length})"
-    w.drive(f"for turn in {order}:")
+    turn = f"turn_{w.driver_depth}"  # a loop variable per nesting level
+    w.drive(f"for {turn} in {order}:")
     w.driver_depth += 1
     x_views = []
     for x in xs:
         row = tuple(x.aval.shape[1:]) or (1,)
-        x_views.append(f"{w.var(x)}[turn:turn + 1].reshape({row})")
+        x_views.append(f"{w.var(x)}[{turn}:{turn} + 1].reshape({row})")
     body_in = body.jaxpr.invars
     w.bind(body_in[:nc + ncarry], [*consts, *carry])
     for v, view in zip(body_in[nc + ncarry:], x_views):
@@ -531,7 +541,7 @@ def _scan(w, eqn) -> None:
     for y, out in zip(ys, outs[ncarry:]):
         if not isinstance(y, DropVar):
             size = max(1, int(np.prod(y.aval.shape[1:], dtype=np.int64)))
-            w.drive(f"{w.var(y)}[turn:turn + 1].reshape(({size},)).copy_to_device("
+            w.drive(f"{w.var(y)}[{turn}:{turn} + 1].reshape(({size},)).copy_to_device("
                     f"{w.driver_atom(out)}.reshape(({size},)), stream=stream)")
     w.driver_depth -= 1
 

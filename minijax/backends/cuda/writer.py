@@ -51,7 +51,7 @@ from minijax.backends.cuda.rules import (LOWERINGS, CudaScalarContext, IndexCont
                                          unravel)
 from minijax.jaxpr import DropVar, Literal, Var
 
-__all__ = ["Launch", "CudaModule", "generate_module", "SIMULATOR_LAUNCH", "GPU_LAUNCH"]
+__all__ = ["Launch", "CudaModule", "generate_module", "SIMULATOR_LAUNCH", "GPU_LAUNCH", "Named"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,14 @@ SIMULATOR_LAUNCH = Launch(threads=8, max_blocks=2, tile=4)
 #: printer's names (``a``, ``b``, ... ``ba``) never do: they cannot collide.
 _RESERVED = set(keyword.kwlist) | {"np", "math", "cuda", "range", "abs", "max", "min", "int",
                                    "float", "bool", "len", "stream"}
+
+
+@dataclass(frozen=True)
+class Named:
+    """A driver value that is no jaxpr variable (a loop's updated carry): its
+    name and aval, usable wherever the writer takes a variable."""
+    name: str
+    aval: object
 
 
 @dataclass
@@ -111,7 +119,14 @@ class CudaWriter:
 
     # --- names and elements ------------------------------------------------------
     def var(self, v) -> str:
-        name = self.plan.names.var_names[v]
+        """``v``'s name in the printed jaxpr; an unused value (printed ``_``) gets a
+        name of its own, as the driver may still hold it (a loop's carry)."""
+        if isinstance(v, Named):
+            return v.name
+        name = "_" if isinstance(v, DropVar) else self.plan.names.var_names[v]
+        if name == "_":
+            unused = self.__dict__.setdefault("_unused", {})
+            return unused.setdefault(v, f"unused_{len(unused)}")
         return name + "_" if name in _RESERVED else name
 
     def text(self, eqn) -> str:
@@ -169,7 +184,10 @@ class CudaWriter:
 
     # --- what control-flow rules (form "host") ask of the writer ------------------------
     def driver_atom(self, a) -> str:
-        """A value as a device array in the driver (a literal is copied over)."""
+        """A value as a device array in the driver (a literal is copied over; a
+        string is a driver name already)."""
+        if isinstance(a, str):
+            return a
         if isinstance(a, Literal):
             value = f"np.array([{literal(a.val, a.aval.dtype)}])"
             return f"cuda.to_device({value}, stream=stream)"
@@ -181,13 +199,43 @@ class CudaWriter:
             return repr(a.val.item() if hasattr(a.val, "item") else a.val)
         return f"{self.var(a)}.copy_to_host(stream=stream)[0]"
 
+    def carry_names(self, outvars) -> list[str]:
+        """Driver names for a loop's carried values (an unused one still needs one)."""
+        return [self.var(v) for v in outvars]
+
     def bind(self, targets, atoms) -> None:
-        """``targets = atoms`` in the driver (device arrays are never written in place)."""
-        pairs = [(self.var(t), self.driver_atom(a)) for t, a in zip(targets, atoms)
-                 if not isinstance(t, DropVar)]
+        """``targets = atoms`` in the driver (device arrays are never written in place);
+        a target is a variable or a driver name (:meth:`carry_names`)."""
+        pairs = [(t if isinstance(t, str) else self.var(t), self.driver_atom(a))
+                 for t, a in zip(targets, atoms) if not isinstance(t, DropVar)]
         pairs = [(t, a) for t, a in pairs if t != a]
         if pairs:
             self.drive(", ".join(t for t, _ in pairs) + " = " + ", ".join(a for _, a in pairs))
+
+    def keep_finished(self, pred, old, new, name: str):
+        """A batched ``while_loop``'s carry: ``new`` where the example's predicate
+        still holds, ``old`` where it is done (``pred`` indexes the leading axes)."""
+        out = Named(name, old.aval)
+        self.allocate(out)
+        shape = tuple(old.aval.shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        self.lines, self.depth = [], 1
+        self.emit("t_flat = cuda.grid(1)")
+        self.emit(f"while t_flat < {size}:")
+        self.depth += 1
+        idx = unravel("t_flat", shape) if shape else []
+        for d, i in enumerate(idx):
+            if i != "0":
+                self.emit(f"i{d} = {i}")
+        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        running = self.read(pred, names[:len(pred.aval.shape)])
+        self.emit(f"{self.read(out, names)} = ({self.read(new, names)} if {running} "
+                  f"else {self.read(old, names)})")
+        self.emit("t_flat += cuda.gridsize(1)")
+        params = list(dict.fromkeys(a for a in (pred, old, new) if not isinstance(a, Literal)))
+        self.kernel("while_loop under vmap: finished examples keep their carry", params + [out],
+                    (self.blocks_for(size),), (self.launch.threads,), self.lines)
+        return out
 
     def inline(self, closed_jaxpr, args) -> list:
         """The steps of a nested jaxpr (a branch, a loop body) here in the driver,
