@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lab bench clean test-ch%
+.PHONY: demo test test-cuda-simulator lab bench clean test-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,16 +25,37 @@ $(VENV)/.installed-notebooks: pyproject.toml | $(PY)
 demo: $(VENV)/.installed-base
 	$(PY) examples/demo.py
 
-# Chapter 10 runs twice: in the main run its kernels compile to PTX (no GPU
-# needed); then on Numba's CUDA simulator, which must be on before Python starts.
+# Chapter 10 (CUDA) runs three times, with no GPU needed:
+# 1. in the main run, its programs' kernels compile to PTX and assemble (ptxas);
+# 2. on Numba's CUDA simulator (switched on before Python starts): chapter 10's
+#    tests and a fast subset of the shared suite with the "cuda" backend
+#    (CUDA_SIM_SUITE), every module they lower recorded in CUDA_KERNELS;
+# 3. every recorded kernel compiles to PTX and assembles.
+CUDA_SIM_SUITE := tests/ch10_cuda tests/ch00_arrays/test_jnp_edge_cases.py \
+	tests/ch00_arrays/test_jnp_extras.py tests/ch05_jaxpr/test_ir.py \
+	tests/ch06_jit/test_jit_api.py tests/ch06_jit/test_jit_caching.py \
+	tests/ch06_jit/test_jit_errors.py tests/ch06_jit/test_jit_jnp_functions.py \
+	tests/ch06_jit/test_jit_transforms.py tests/ch07_reverse_ad/test_checkpoint.py \
+	tests/ch07_reverse_ad/test_custom_derivatives.py tests/ch07_reverse_ad/test_grad_api.py \
+	tests/ch07_reverse_ad/test_grad_of_jit.py tests/ch07_reverse_ad/test_jnp_custom_jvps.py \
+	tests/ch08_control_flow tests/ch12_effects/test_debug_print.py \
+	tests/ch12_effects/test_tutorials.py tests/ch12_effects/test_callbacks.py \
+	tests/ch13_random/test_threefry.py tests/ch13_random/test_transforms.py
+CUDA_KERNELS := build/cuda-kernels
+
 test: $(VENV)/.installed-test
 	$(PY) -m pytest
-	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/ch10_cuda
+	$(MAKE) test-cuda-simulator
+
+test-cuda-simulator: $(VENV)/.installed-test
+	rm -rf $(CUDA_KERNELS)
+	NUMBA_ENABLE_CUDASIM=1 MINIJAX_RECORD_CUDA=$(CUDA_KERNELS) $(PY) -m pytest $(CUDA_SIM_SUITE) -k cuda
+	MINIJAX_RECORD_CUDA=$(CUDA_KERNELS) $(PY) -m pytest tests/ch10_cuda/test_recorded_ptx.py
 
 # make test-ch04 runs chapter 04's tests (and its notebook)
 test-ch%: $(VENV)/.installed-test
 	$(PY) -m pytest -m ch$*
-	if [ "$*" = "10" ]; then NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/ch10_cuda; fi
+	if [ "$*" = "10" ]; then $(MAKE) test-cuda-simulator; fi
 
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab notebooks/

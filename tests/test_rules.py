@@ -182,8 +182,6 @@ CUDA_NOT_YET: dict[str, str] = {
     "top_k": _LOOPS,
     **{n: _LINALG for n in ("cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
                             "triangular_solve")},
-    **{n: "data movement not written for CUDA yet"
-       for n in ("split", "unstack", "stack", "tile")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
           "helper yet" for n in ("clz", "population_count", "nextafter", "digamma",
                                  "reduce_precision")},

@@ -25,7 +25,8 @@ def record(plan, name: str, directory: str) -> None:
     """Write the GPU version of ``plan``'s module and its kernels' signatures."""
     module = generate_module(plan, name, GPU_LAUNCH)
     digest = hashlib.sha256(module.source.encode()).hexdigest()[:24]
-    kernels = [{"name": k.name, "signature": [str(t) for t in kernel_signature(k)]}
+    kernels = [{"name": k.name, "signature": [[str(t.dtype), t.ndim]
+                                              for t in kernel_signature(k)]}
                for k in module.kernels]
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, f"cuda_{digest}.py"), "w") as f:

@@ -213,3 +213,10 @@ PROGRAMS += [
                            x[0][np.argsort(x[0], kind="stable")],
                            x[1][np.argsort(x[0], kind="stable")])),
 ]
+
+PROGRAMS += [
+    ("split_stack_tile", lambda x: (*lax.split(x, (1, 2), axis=0), *lax.unstack(x, axis=1)[:2],
+                                    lax.stack([x, -x], axis=1), jnp.tile(x, (2, 1))),
+     (X,), lambda x: (x[:1], x[1:], x[:, 0], x[:, 1], np.stack([x, -x], axis=1),
+                      np.tile(x, (2, 1)))),
+]

@@ -23,8 +23,8 @@ RECORDED = sorted(glob.glob(os.path.join(DIRECTORY, "cuda_*.json"))) if DIRECTOR
 def test_every_recorded_kernel_compiles_to_ptx_and_assembles():
     import importlib.util
 
-    from numba import cuda
-    from numba.core import sigutils
+    import numpy as np
+    from numba import cuda, from_dtype, types
 
     from minijax.backends.cuda.compile import DEFAULT_CC, assemble
     failures = []
@@ -39,7 +39,8 @@ def test_every_recorded_kernel_compiles_to_ptx_and_assembles():
         spec.loader.exec_module(module)
         for kernel in meta["kernels"]:
             count += 1
-            sig = sigutils.normalize_signature(f"void({', '.join(kernel['signature'])})")[0]
+            sig = tuple(types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
+                        for dtype, ndim in kernel["signature"])
             try:
                 ptx, _ = cuda.compile_ptx(getattr(module, kernel["name"]).py_func, sig,
                                           cc=DEFAULT_CC)

@@ -576,6 +576,67 @@ def _at(flat: str, shape) -> list[str]:
 
 
 # =============================================================================
+# split, unstack, stack, tile: a data-movement kernel per output
+# =============================================================================
+def _each_output(w, eqn, element) -> None:
+    """A grid-stride kernel per output ``k``: ``out_k[idx] = element(k, idx)``."""
+    for k, out in enumerate(eqn.outvars):
+        if isinstance(out, DropVar):
+            continue
+        shape = data_shape(out.aval)[0]
+        w.allocate(out)
+        size = int(np.prod(shape, dtype=np.int64))
+        if size == 0:
+            continue
+
+        def body(k=k, out=out, shape=shape):
+            idx = ["0" if i == "0" else i for i in _at("t_flat", shape)]
+            w.emit(f"{w.read(out, idx)} = {element(k, idx)}", w.text(eqn))
+        params = list(dict.fromkeys(a for a in eqn.invars if isinstance(a, Var))) + [out]
+        _grid_kernel(w, f"{eqn.primitive.name}, output {k}: one element per thread", size,
+                     params, body)
+
+
+def _split(w, eqn) -> None:
+    axis, sizes = eqn.params["axis"], eqn.params["sizes"]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+    x = eqn.invars[0]
+    _each_output(w, eqn, lambda k, idx: w.read(
+        x, [f"{i} + {starts[k]}" if d == axis and starts[k] else i for d, i in enumerate(idx)]))
+
+
+def _unstack(w, eqn) -> None:
+    axis, x = eqn.params["axis"], eqn.invars[0]
+    _each_output(w, eqn, lambda k, idx: w.read(x, [*idx[:axis], str(k), *idx[axis:]]))
+
+
+def _stack(w, eqn) -> None:
+    axis, xs = eqn.params["axis"], eqn.invars
+
+    def element(_, idx):
+        rest = [*idx[:axis], *idx[axis + 1:]]
+        expr = w.read(xs[-1], rest)
+        for k in reversed(range(len(xs) - 1)):
+            expr = f"({w.read(xs[k], rest)} if {idx[axis]} == {k} else {expr})"
+        return expr
+    _each_output(w, eqn, element)
+
+
+def _tile(w, eqn) -> None:
+    x = eqn.invars[0]
+    shape = tuple(x.aval.shape)
+    _each_output(w, eqn, lambda k, idx: w.read(
+        x, [i if n == 1 or i == "0" else f"{i} % {n}" for i, n in zip(idx, shape)]
+        + list(idx[len(shape):])))
+
+
+register(lax.split_p, _split, "kernel", bits=True)
+register(lax.unstack_p, _unstack, "kernel", bits=True)
+register(lax.stack_p, _stack, "kernel", bits=True)
+register(lax.tile_p, _tile, "kernel", bits=True)
+
+
+# =============================================================================
 # Cumulative reductions: one thread per row, a running value along the axis
 # =============================================================================
 def _cumulative(kind_: str):
