@@ -40,10 +40,11 @@ def cuda_jit(f, **kw):
         return minijax.jit(f, backend="cuda", **kw)
 
 
-def cpu_jit(f, **kw):
+def interpreted(f, **kw):
+    """``jit`` on chapter 06's interpreter: the reference the CUDA results must match."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return minijax.jit(f, backend="cpu", **kw)
+        return minijax.jit(f, backend="interpreter", **kw)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -220,3 +220,14 @@ PROGRAMS += [
      (X,), lambda x: (x[:1], x[1:], x[:, 0], x[:, 1], np.stack([x, -x], axis=1),
                       np.tile(x, (2, 1)))),
 ]
+
+H = (X * 3).astype(np.float16)
+HB = B.astype(np.float16)
+PROGRAMS += [
+    # float16 is stored as float16 and computed with in float32, each result rounded
+    # to float16 (as the CPU backend does); the CPU backend's values are the oracle
+    ("float16", lambda h: (jnp.exp(h / 4) * h + 1, jnp.sum(h, axis=1), jnp.max(h),
+                           jnp.argmax(h, axis=0), h.T, h.astype(jnp.float32) * 2),
+     (H,), None),
+    ("float16_matmul", lambda h, b: h[:, :3] @ b[:3], (H, HB), None),
+]

@@ -1,6 +1,6 @@
 """Chapter 10: every program of ``programs.py`` on the CUDA target.
 
-On the simulator each runs and matches NumPy and the CPU backend; without
+On the simulator each runs and matches NumPy and the interpreter; without
 it, each kernel compiles to PTX (compute capability 8.0) and ``ptxas``
 assembles it, which proves it valid for a real GPU (the simulator does no
 type checking: a kernel it runs may still not compile)."""
@@ -9,7 +9,7 @@ import pytest
 
 from minijax.tree_util import tree_leaves
 
-from tests.ch10_cuda.conftest import cpu_jit, cuda_jit, needs_extra, ptx_only, simulator_only
+from tests.ch10_cuda.conftest import cuda_jit, interpreted, needs_extra, ptx_only, simulator_only
 from tests.ch10_cuda.programs import PROGRAMS
 
 pytestmark = needs_extra
@@ -29,8 +29,8 @@ def _close(got, want, dtype):
 def test_runs_on_the_simulator(name, f, args, numpy_f):
     out = cuda_jit(f)(*args)
     leaves = tree_leaves(out)
-    cpu = tree_leaves(cpu_jit(f)(*args))
-    if numpy_f is None:  # random bits: the CPU backend's, which are JAX's (chapter 13)
+    cpu = tree_leaves(interpreted(f)(*args))  # chapter 06's reference semantics
+    if numpy_f is None:  # random bits, float16 roundings: the interpreter's (JAX's)
         wants = [np.asarray(c) for c in cpu]
     else:
         wants = numpy_f(*args)

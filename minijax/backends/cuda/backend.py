@@ -20,13 +20,14 @@ after the last kernel has passed.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from functools import partial
 
+import numpy as np
+
+from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu.backend import _as_keys
-from minijax.backends.cpu.syntax import data_shape, is_threefry_key
+from minijax.backends.cpu.syntax import data_shape, is_half, is_threefry_key
 from minijax.backends.cuda import compile as compiler
 from minijax.backends.cuda.memory import (CudaBuffer, device_array_of, recorded_event,
                                           to_device)
@@ -46,13 +47,19 @@ class CudaTarget(Target):
     """The planner's questions, answered from :data:`.rules.LOWERINGS`."""
 
     def eqn_problem(self, eqn) -> str | None:
-        if eqn.primitive not in LOWERINGS:
+        rule = LOWERINGS.get(eqn.primitive)
+        if rule is None:
             return eqn.primitive.name
+        if any(is_half(a.aval.dtype) for a in [*eqn.invars, *eqn.outvars]) and not (
+                rule.form in ("scalar", "reduction", "dot", "index", "driver")
+                or (rule.form == "kernel" and rule.bits) or eqn.primitive is lax.scatter_p):
+            return f"{eqn.primitive.name} on float16"
         return None
 
     def dtype_problem(self, dtype) -> str | None:
-        """bool, integers, float32/64 (float16 and complex: not yet on CUDA)."""
-        ok = dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 4)
+        """bool, integers, float16/32/64 (complex: not yet on CUDA). A float16 is
+        stored as float16 and computed with in float32, as on the CPU."""
+        ok = dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 2)
         return None if ok else f"dtype {dtype}"
 
     def extended_problem(self, dtype, eqns) -> str | None:

@@ -43,8 +43,8 @@ import numpy as np
 
 from minijax.backends import plan as kernel_plan
 from minijax.backends.cpu.rules import reduction_identity
-from minijax.backends.cpu.syntax import (cast, data_shape, is_threefry_key, kind, literal,
-                                         np_dtype)
+from minijax.backends.cpu.syntax import (cast, data_shape, is_half, is_threefry_key, kind,
+                                         literal, np_dtype)
 from minijax.backends.cpu.writer import entry_name, kernel_outputs
 from minijax.backends.cuda import helpers
 from minijax.backends.cuda.rules import (LOWERINGS, CudaScalarContext, IndexContext,
@@ -261,8 +261,11 @@ class CudaWriter:
 
     def allocate(self, v) -> None:
         """The driver allocates ``v`` on the device (a scalar as one element; keys as
-        their key data, uint32 with a trailing axis of 2)."""
+        their key data, uint32 with a trailing axis of 2; float16 as float16, which
+        CUDA has, where the CPU kernels hold its bits)."""
         shape, dtype = data_shape(v.aval)
+        if is_half(v.aval.dtype):
+            dtype = "np.float16"
         self.drive(f"{self.var(v)} = cuda.device_array({shape or (1,)}, dtype={dtype}, "
                    "stream=stream)")
 
@@ -297,7 +300,7 @@ class CudaWriter:
         names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
         local = self.body(step.eqns, names, shape)
         for v in step.stores:
-            self.emit(f"{self.read(v, names)} = {local[v]}")
+            self.emit(f"{self.read(v, names)} = {stored(v, local[v])}")
         self.emit("t_flat += cuda.gridsize(1)")
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s), grid-stride"
         self.kernel(what, self.nest_params(step), (self.blocks_for(size),),
@@ -308,11 +311,19 @@ class CudaWriter:
         local: dict = {}
 
         def operand(a):
-            return local[a] if isinstance(a, Var) and a in local else self.read(a, idx, shape)
+            if isinstance(a, Var) and a in local:
+                return local[a]
+            element = self.read(a, idx, shape)
+            # a float16 element is computed with in float32 (as on the CPU)
+            return f"np.float32({element})" if is_half(a.aval.dtype) else element
         for eqn in eqns:
             out = eqn.outvars[0]
             name = f"{self.var(out)}_i"
-            self.emit(f"{name} = {self.scalar(eqn, operand, idx)}", self.text(eqn))
+            expr = self.scalar(eqn, operand, idx)
+            if is_half(out.aval.dtype) and not (eqn.primitive.moves_data and all(
+                    is_half(a.aval.dtype) for a in eqn.invars)):
+                expr = f"np.float32(np.float16({expr}))"  # a float16 result: round it
+            self.emit(f"{name} = {expr}", self.text(eqn))
             local[out] = name
         local["operand"] = operand
         return local
@@ -342,6 +353,8 @@ class CudaWriter:
         wide = {"i": np.int64, "u": np.uint64}
         acc_dtype = np.dtype(wide.get(kind(dtype), dtype)) if rkind in ("sum", "prod") else (
             np.dtype(eqn.invars[0].aval.dtype) if arg else np.dtype(dtype))
+        if is_half(acc_dtype):  # float16 values are summed and compared in float32
+            acc_dtype = np.dtype(np.float32)
         threads = self.launch.threads
         for v in step.stores:
             self.allocate(v)
@@ -379,7 +392,7 @@ class CudaWriter:
                 self.emit(f"i{d} = {i}")
         local = self.body(step.eqns, names, shape)
         for v in step.stores:
-            self.emit(f"{self.read(v, names)} = {local[v]}")
+            self.emit(f"{self.read(v, names)} = {stored(v, local[v])}")
         x = local["operand"](eqn.invars[0])
         if arg:
             axis = names[eqn.params["axes"][0]]
@@ -422,7 +435,7 @@ class CudaWriter:
             self.emit(f"    {target} = {cast(dtype, 'partial_index[0]')}")
         else:
             value = "partial[0]" if acc_dtype == dtype else cast(dtype, "partial[0]")
-            self.emit(f"    {target} = {value}")
+            self.emit(f"    {target} = {value}")  # (np.float16(...) for a float16 result)
         if kept:  # the kept indices of this block's output element, for the write above
             self.lines[-2:-2] = ["    " * self.depth + f"{n} = {i}"
                                  for n, i in zip(kept_names, [idx[d] for d in kept])
@@ -461,28 +474,29 @@ class CudaWriter:
         self.emit(f"# {self.text(eqn)}")
         self.emit(f"# (B, M, K, N) = ({B}, {M}, {K}, {N}): out[b, m, n] = sum_k "
                   f"lhs[b, m, k] * rhs[b, k, n], in {T}x{T} tiles")
-        acc = np_dtype(dtype)
+        compute = np.dtype(np.float32) if is_half(dtype) else dtype  # float16: in float32
+        acc = np_dtype(compute)
         self.emit(f"lhs_tile = cuda.shared.array(({T}, {T}), dtype={acc})")
         self.emit(f"rhs_tile = cuda.shared.array(({T}, {T}), dtype={acc})")
         self.emit("t_x, t_y = cuda.threadIdx.x, cuda.threadIdx.y")
         self.emit(f"col_n = cuda.blockIdx.x * {T} + t_x")
         self.emit(f"row_m = cuda.blockIdx.y * {T} + t_y")
         self.emit("batch_b = cuda.blockIdx.z")
-        self.emit(f"acc_v = {literal(0, dtype)}")
+        self.emit(f"acc_v = {literal(0, compute)}")
         self.emit(f"for k_0 in range(0, {K}, {T}):")
         self.depth += 1
         self.emit("k_i = k_0 + t_x  # each thread loads one element of each tile")
         self.emit(f"if row_m < {M} and k_i < {K}:")
         self.emit(f"    lhs_tile[t_y, t_x] = "
-                  f"{cast(dtype, element(lhs, ls, [('batch_b', lb), ('row_m', lf), ('k_i', lc)]))}")
+                  f"{cast(compute, element(lhs, ls, [('batch_b', lb), ('row_m', lf), ('k_i', lc)]))}")
         self.emit("else:")
-        self.emit(f"    lhs_tile[t_y, t_x] = {literal(0, dtype)}")
+        self.emit(f"    lhs_tile[t_y, t_x] = {literal(0, compute)}")
         self.emit("k_i = k_0 + t_y")
         self.emit(f"if k_i < {K} and col_n < {N}:")
         self.emit(f"    rhs_tile[t_y, t_x] = "
-                  f"{cast(dtype, element(rhs, rs, [('batch_b', rb), ('k_i', rc), ('col_n', rf)]))}")
+                  f"{cast(compute, element(rhs, rs, [('batch_b', rb), ('k_i', rc), ('col_n', rf)]))}")
         self.emit("else:")
-        self.emit(f"    rhs_tile[t_y, t_x] = {literal(0, dtype)}")
+        self.emit(f"    rhs_tile[t_y, t_x] = {literal(0, compute)}")
         self.emit("cuda.syncthreads()  # the tiles are loaded")
         self.emit(f"for k_k in range({T}):")
         self.emit("    acc_v += lhs_tile[t_y, k_k] * rhs_tile[k_k, t_x]")
@@ -623,6 +637,12 @@ class CudaWriter:
         params = list(dict.fromkeys(params)) + [out]
         self.kernel(f"{eqn.primitive.name}: one output element per thread, grid-stride",
                     params, (self.blocks_for(size),), (self.launch.threads,), self.lines)
+
+
+def stored(v, value: str) -> str:
+    """``value`` (a computed element) as stored into ``v``'s array: a float16 array
+    gets a float16 (the value was computed in float32)."""
+    return f"np.float16({value})" if is_half(v.aval.dtype) else value
 
 
 def generate_module(plan: kernel_plan.KernelPlan, name: str, launch: Launch) -> CudaModule:
