@@ -183,8 +183,7 @@ CUDA_NOT_YET: dict[str, str] = {
     **{n: _LINALG for n in ("cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
                             "triangular_solve")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
-          "helper yet" for n in ("clz", "population_count", "nextafter", "digamma",
-                                 "reduce_precision")},
+          "helper yet" for n in ("nextafter", "digamma", "reduce_precision")},
 }
 
 

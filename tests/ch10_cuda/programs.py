@@ -231,3 +231,14 @@ PROGRAMS += [
      (H,), None),
     ("float16_matmul", lambda h, b: h[:, :3] @ b[:3], (H, HB), None),
 ]
+
+BITS = np.array([0, 1, 7, -1, 2**30, -2**31], dtype=np.int32)
+PROGRAMS += [
+    ("bit_counts", lambda i: (lax.population_count(i), lax.clz(i),
+                              lax.population_count(i.astype(jnp.uint8)),
+                              lax.clz(i.astype(jnp.int16))),
+     (BITS,), lambda i: (np.array([bin(int(v) & 0xFFFFFFFF).count("1") for v in i], np.int32),
+                         np.array([32 - (int(v) & 0xFFFFFFFF).bit_length() for v in i], np.int32),
+                         np.array([bin(int(v) & 0xFF).count("1") for v in i], np.uint8),
+                         np.array([16 - (int(v) & 0xFFFF).bit_length() for v in i], np.int16))),
+]

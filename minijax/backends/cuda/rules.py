@@ -36,7 +36,7 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS
 from minijax.backends.cpu.rules import Rule, ScalarContext
-from minijax.backends.cpu.syntax import cast, data_shape, kind, literal, np_dtype
+from minijax.backends.cpu.syntax import cast, data_shape, int_views, kind, literal, np_dtype
 from minijax.backends.cuda import helpers
 from minijax.checkpoint import name_p, remat_p
 from minijax.control_flow.conditionals import cond_p
@@ -159,6 +159,21 @@ def _erf_inv(c, x):
     return f"{end}({x}, {poly}({w}({x})))"
 
 
+def _population_count(c, x):
+    """``cuda.popc`` of the value's bits as an unsigned integer (32 or 64 bits)."""
+    bits, u, _ = int_views(c.out_dtype)
+    wide = cast(np.uint64 if bits == 64 else np.uint32, cast(u, x))
+    return cast(c.out_dtype, f"cuda.popc({wide})")
+
+
+def _clz(c, x):
+    """``cuda.clz`` counts in 32 (or 64) bits: minus the zeros a narrower type lacks."""
+    bits, u, _ = int_views(c.out_dtype)
+    wide = cast(np.uint64 if bits == 64 else np.uint32, cast(u, x))
+    extra = 0 if bits == 64 else 32 - bits
+    return cast(c.out_dtype, f"cuda.clz({wide})" + (f" - {extra}" if extra else ""))
+
+
 def _is_finite(c, x):
     return f"math.isfinite({x})"
 
@@ -171,6 +186,8 @@ register(lax.floor_p, _floor_ceil("floor"), "scalar")
 register(lax.ceil_p, _floor_ceil("ceil"), "scalar")
 register(lax.round_p, _round, "scalar")
 register(lax.is_finite_p, _is_finite, "scalar")
+register(lax.population_count_p, _population_count, "scalar")
+register(lax.clz_p, _clz, "scalar")
 register(lax.exp_p, _math("exp"), "scalar")
 register(lax.exp2_p, _exp2, "scalar")
 register(lax.expm1_p, _math("expm1"), "scalar")
