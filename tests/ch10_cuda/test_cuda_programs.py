@@ -52,6 +52,6 @@ def test_every_kernel_compiles_to_ptx_and_assembles(name, f, args, numpy_f):
     assert kernels
     for kernel in kernels:
         ptx = compiler.kernel_ptx(executable.module, kernel, (8, 0))
-        assert f".entry" in ptx and ".target sm_80" in ptx
+        assert ".entry" in ptx and ".target sm_80" in ptx
         report = compiler.assemble(ptx, (8, 0))
         assert "Used" in report  # ptxas -v: registers (and shared memory) of the kernel

@@ -36,16 +36,14 @@ from minijax.backends.cpu import host_calls
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key
 from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option, is_cached
-from minijax.backends.cpu.writer import (entry_name, generate_source, imported_helpers_text,
-                                         kernel_outputs)
+from minijax.backends.cpu.writer import entry_name, generate_source, imported_helpers_text
 from minijax.backends.interpreter import (InterpreterExecutable, InterpreterLowering,
                                           as_output_array)
-from minijax.backends.plan import Target, make_plan
+from minijax.backends.plan import Target, make_plan, output_sources
 from minijax.backends.registry import (Backend, Executable, Lowering, register_backend,
                                        report_fallback)
 from minijax.buffers import Buffer
 from minijax.dispatch import to_numpy
-from minijax.jaxpr import Literal
 
 import numba  # noqa: E402,I001  (after .compile, which configures OpenMP first)
 
@@ -174,18 +172,7 @@ class NumbaExecutable(Executable):
             lowering.source, lowering.fn_name, compiler.kernel_signature(lowering.plan))
         self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
         self._const_avals = [v.aval for v in jaxpr.constvars]
-        computed = kernel_outputs(jaxpr)
-        # where each output comes from: ("kernel", k), ("arg", i), ("const", i), ("lit", val)
-        self._sources = []
-        for v in jaxpr.outvars:
-            if isinstance(v, Literal):
-                self._sources.append(("lit", v.val))
-            elif v in computed:
-                self._sources.append(("kernel", computed.index(v)))
-            elif v in jaxpr.invars:
-                self._sources.append(("arg", jaxpr.invars.index(v)))
-            else:
-                self._sources.append(("const", jaxpr.constvars.index(v)))
+        self._sources = output_sources(jaxpr)
 
     def __call__(self, *flat_args) -> list:
         args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]

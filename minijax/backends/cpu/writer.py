@@ -44,7 +44,7 @@ from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_ident
 from minijax.backends.cpu.syntax import cast, data_shape, is_half, kind, literal, np_dtype
 from minijax.jaxpr import Literal, Var
 
-__all__ = ["generate_source", "kernel_outputs", "entry_name", "KernelWriter"]
+__all__ = ["generate_source", "entry_name", "KernelWriter"]
 
 #: The number of partial results of a reduction over the innermost axis
 #: (``KernelWriter._lanes_loop_nest``). Measured on rows of 1000 float32 summed
@@ -158,7 +158,7 @@ class KernelWriter:
                 self.emit(f"{self.var(v)} = {self.helper('_h2f')}({self.var(v)})")
         self.write_steps(self.plan.steps, jaxpr.outvars)
         outs = [self.var(v) if v.aval.shape or not is_half(v.aval.dtype)
-                else f"{self.helper('_f2h')}({self.var(v)})" for v in kernel_outputs(jaxpr)]
+                else f"{self.helper('_f2h')}({self.var(v)})" for v in kernel_plan.kernel_outputs(jaxpr)]
         self.emit(f"return ({''.join(o + ', ' for o in outs)})")
         header = f"def {self.fn_name}({params}):"
         return "\n".join([header, *self.lines])
@@ -380,16 +380,6 @@ class _Reduction:
             w.emit(f"{self.name} = {acc}.astype({np_dtype(dtype)})")
         else:
             w.emit(f"{self.name} = {cast(dtype, acc)}")
-
-
-def kernel_outputs(jaxpr) -> list:
-    """The jaxpr outputs the kernel computes (not inputs, constants or literals), once each."""
-    given = set(jaxpr.constvars) | set(jaxpr.invars)
-    outs: list = []
-    for v in jaxpr.outvars:
-        if isinstance(v, Var) and v not in given and v not in outs:
-            outs.append(v)
-    return outs
 
 
 def entry_name(name: str) -> str:

@@ -35,9 +35,8 @@ from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cu
 from minijax.backends.cuda.rules import LOWERINGS
 from minijax.backends.cuda.writer import GPU_LAUNCH, SIMULATOR_LAUNCH, generate_module
 from minijax.backends.interpreter import as_output_array
-from minijax.backends.plan import Target, make_plan
+from minijax.backends.plan import Target, make_plan, output_sources
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
-from minijax.jaxpr import Literal
 from minijax.primitives import impl_rules
 
 __all__ = ["CudaTarget", "NumbaCudaBackend", "CudaLowering", "CudaExecutable"]
@@ -112,18 +111,7 @@ class CudaExecutable(Executable):
         self._consts = list(closed.consts)
         self._const_avals = [v.aval for v in jaxpr.constvars]
         self._device_consts = {}  # device -> the constants' device arrays
-        computed = kernel_outputs_of(jaxpr)
-        self._computed_avals = [v.aval for v in computed]
-        self._sources = []
-        for v in jaxpr.outvars:
-            if isinstance(v, Literal):
-                self._sources.append(("lit", v.val))
-            elif v in computed:
-                self._sources.append(("kernel", computed.index(v)))
-            elif v in jaxpr.invars:
-                self._sources.append(("arg", jaxpr.invars.index(v)))
-            else:
-                self._sources.append(("const", jaxpr.constvars.index(v)))
+        self._sources = output_sources(jaxpr)
 
     def _device(self, flat_args):
         for x in flat_args:
@@ -209,11 +197,6 @@ def _host_caller(eqn, device):
         return tuple(to_device(np.asarray(r, dtype=a.dtype).reshape(a.shape), device)
                      for r, a in zip(results, out_avals))
     return call
-
-
-def kernel_outputs_of(jaxpr) -> list:
-    from minijax.backends.cpu.writer import kernel_outputs
-    return kernel_outputs(jaxpr)
 
 
 class NumbaCudaBackend(Backend):

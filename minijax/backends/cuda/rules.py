@@ -577,14 +577,11 @@ register(scan_p, _scan, "host")
 # Kernels written by their rules (form "kernel": ``fn(w, eqn)``)
 # =============================================================================
 def _grid_kernel(w, what, size, params, body) -> None:
-    """A grid-stride kernel over ``size`` elements whose body ``body(w)`` writes
+    """A grid-stride kernel over ``size`` elements whose body ``body()`` writes
     element ``t_flat``."""
-    w.lines, w.depth = [], 1
-    w.emit("t_flat = cuda.grid(1)")
-    w.emit(f"while t_flat < {size}:")
-    w.depth += 1
+    w.grid_stride((size,))
     body()
-    w.emit("t_flat += cuda.gridsize(1)")
+    w.end_grid_stride()
     w.kernel(what, params, (w.blocks_for(size),), (w.launch.threads,), w.lines)
 
 

@@ -45,7 +45,7 @@ from minijax.backends import plan as kernel_plan
 from minijax.backends.cpu.rules import reduction_identity
 from minijax.backends.cpu.syntax import (cast, data_shape, is_half, is_threefry_key, kind,
                                          literal, np_dtype)
-from minijax.backends.cpu.writer import entry_name, kernel_outputs
+from minijax.backends.cpu.writer import entry_name
 from minijax.backends.cuda import helpers
 from minijax.backends.cuda.rules import (LOWERINGS, CudaScalarContext, IndexContext,
                                          unravel)
@@ -162,7 +162,7 @@ class CudaWriter:
                            'launches the kernels, in order, on ``stream``; ``host[k]`` '
                            'are its calls back into Python."""')
         self.write_steps(self.plan.steps)
-        outs = [self.var(v) for v in kernel_outputs(jaxpr)]
+        outs = [self.var(v) for v in kernel_plan.kernel_outputs(jaxpr)]
         self.drive(f"return ({''.join(o + ', ' for o in outs)})")
         return self.module()
 
@@ -219,19 +219,11 @@ class CudaWriter:
         self.allocate(out)
         shape = tuple(old.aval.shape)
         size = int(np.prod(shape, dtype=np.int64))
-        self.lines, self.depth = [], 1
-        self.emit("t_flat = cuda.grid(1)")
-        self.emit(f"while t_flat < {size}:")
-        self.depth += 1
-        idx = unravel("t_flat", shape) if shape else []
-        for d, i in enumerate(idx):
-            if i != "0":
-                self.emit(f"i{d} = {i}")
-        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        names = self.grid_stride(shape)
         running = self.read(pred, names[:len(pred.aval.shape)])
         self.emit(f"{self.read(out, names)} = ({self.read(new, names)} if {running} "
                   f"else {self.read(old, names)})")
-        self.emit("t_flat += cuda.gridsize(1)")
+        self.end_grid_stride()
         params = list(dict.fromkeys(a for a in (pred, old, new) if not isinstance(a, Literal)))
         self.kernel("while_loop under vmap: finished examples keep their carry", params + [out],
                     (self.blocks_for(size),), (self.launch.threads,), self.lines)
@@ -269,6 +261,25 @@ class CudaWriter:
         self.drive(f"{self.var(v)} = cuda.device_array({shape or (1,)}, dtype={dtype}, "
                    "stream=stream)")
 
+    def grid_stride(self, shape) -> list[str]:
+        """Start a kernel's body: a grid-stride loop over the elements of ``shape``,
+        thread ``t_flat`` taking elements ``t_flat``, ``t_flat + gridsize``, ...;
+        returns the index of the element (``i0``, ``i1``...; ``0`` on a size-1 axis).
+        :meth:`end_grid_stride` closes the loop."""
+        size = int(np.prod(shape, dtype=np.int64))
+        self.lines, self.depth = [], 1
+        self.emit("t_flat = cuda.grid(1)")
+        self.emit(f"while t_flat < {size}:")
+        self.depth += 1
+        idx = unravel("t_flat", shape) if shape else []
+        for d, i in enumerate(idx):
+            if i != "0":
+                self.emit(f"i{d} = {i}")
+        return [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+
+    def end_grid_stride(self) -> None:
+        self.emit("t_flat += cuda.gridsize(1)")
+
     def kernel(self, what: str, params, grid, block, body_lines) -> None:
         """Add a kernel (its launch goes into the driver)."""
         name = f"{self.fn_name}_k{len(self.kernels)}"
@@ -289,19 +300,11 @@ class CudaWriter:
         size = int(np.prod(shape, dtype=np.int64))
         for v in step.stores:
             self.allocate(v)
-        self.lines, self.depth = [], 1
-        idx = unravel("t_flat", shape) if shape else []
-        self.emit("t_flat = cuda.grid(1)")
-        self.emit(f"while t_flat < {size}:")
-        self.depth += 1
-        for d, i in enumerate(idx):
-            if i != "0":
-                self.emit(f"i{d} = {i}")
-        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        names = self.grid_stride(shape)
         local = self.body(step.eqns, names, shape)
         for v in step.stores:
             self.emit(f"{self.read(v, names)} = {stored(v, local[v])}")
-        self.emit("t_flat += cuda.gridsize(1)")
+        self.end_grid_stride()
         what = f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s), grid-stride"
         self.kernel(what, self.nest_params(step), (self.blocks_for(size),),
                     (self.launch.threads,), self.lines)
@@ -532,24 +535,15 @@ class CudaWriter:
         x, indices, upd = eqn.invars
         out = eqn.outvars[0]
         kind_ = eqn.primitive.name
-        shape = tuple(out.aval.shape)
         self.allocate(out)
         self.copy_kernel(out, x)
         ushape = tuple(upd.aval.shape)
         usize = int(np.prod(ushape, dtype=np.int64))
         if usize == 0:
             return
-        self.lines, self.depth = [], 1
-        self.emit(f"# {self.text(eqn)}")
         atomic = kind_ in ("scatter-add", "scatter-sub") and np.dtype(upd.aval.dtype) in self._ATOMIC
-        self.emit("t_flat = cuda.grid(1)")
-        self.emit(f"while t_flat < {usize}:")
-        self.depth += 1
-        idx = unravel("t_flat", ushape) if ushape else []
-        for d, i in enumerate(idx):
-            if i != "0":
-                self.emit(f"i{d} = {i}")
-        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        names = self.grid_stride(ushape)
+        self.lines.insert(0, f"    # {self.text(eqn)}")
         target, inside = LOWERINGS[eqn.primitive].fn(IndexContext(eqn, self.read), names, "")
         u = self.read(upd, names)
         if inside is not None:
@@ -567,7 +561,7 @@ class CudaWriter:
             self.emit(self._COMBINE[kind_].format(o=o, u=u))
         if inside is not None:
             self.depth -= 1
-        self.emit("t_flat += cuda.gridsize(1)")
+        self.end_grid_stride()
         params = list(dict.fromkeys(a for a in (indices, upd) if isinstance(a, Var))) + [out]
         grid, block = ((self.blocks_for(usize),), (self.launch.threads,)) if atomic else \
             ((1,), (1,))
@@ -579,17 +573,9 @@ class CudaWriter:
         """``out = x``, element by element (a scatter's output starts as its operand)."""
         shape = tuple(out.aval.shape)
         size = int(np.prod(shape, dtype=np.int64))
-        self.lines, self.depth = [], 1
-        self.emit("t_flat = cuda.grid(1)")
-        self.emit(f"while t_flat < {size}:")
-        self.depth += 1
-        idx = unravel("t_flat", shape) if shape else []
-        for d, i in enumerate(idx):
-            if i != "0":
-                self.emit(f"i{d} = {i}")
-        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
+        names = self.grid_stride(shape)
         self.emit(f"{self.read(out, names)} = {self.read(x, names)}")
-        self.emit("t_flat += cuda.gridsize(1)")
+        self.end_grid_stride()
         params = ([x] if isinstance(x, Var) else []) + [out]
         self.kernel("a copy, grid-stride", params, (self.blocks_for(size),),
                     (self.launch.threads,), self.lines)
@@ -614,25 +600,16 @@ class CudaWriter:
         shape = data_shape(out.aval)[0]
         size = int(np.prod(shape, dtype=np.int64))
         self.allocate(out)
-        self.lines, self.depth = [], 1
-        self.emit("t_flat = cuda.grid(1)")
-        self.emit(f"while t_flat < {size}:")
-        self.depth += 1
-        idx = unravel("t_flat", shape) if shape else []
-        for d, i in enumerate(idx):
-            if i != "0":
-                self.emit(f"i{d} = {i}")
-        names = [f"i{d}" if i != "0" else "0" for d, i in enumerate(idx)]
-        read = self.read
-        if key:  # the rule maps the key's index; every key operand is read at the same word
-            word = names[-1]
-
-            def read(a, at, loop_shape=None):
-                at = list(at) + [word] if is_threefry_key(a.aval.dtype) else at
-                return self.read(a, at, loop_shape)
-        expr = rule.fn(IndexContext(eqn, read), names[:-1] if key else names)
+        names = self.grid_stride(shape)
+        def read_word(a, at, loop_shape=None):
+            """For key data: every key operand is read at the output's word."""
+            at = list(at) + [names[-1]] if is_threefry_key(a.aval.dtype) else at
+            return self.read(a, at, loop_shape)
+        # the rule maps the key's index (the word axis is the kernel's own)
+        expr = rule.fn(IndexContext(eqn, read_word if key else self.read),
+                       names[:-1] if key else names)
         self.emit(f"{self.read(out, names)} = {expr}", self.text(eqn))
-        self.emit("t_flat += cuda.gridsize(1)")
+        self.end_grid_stride()
         params = [a for a in eqn.invars if isinstance(a, Var)]
         params = list(dict.fromkeys(params)) + [out]
         self.kernel(f"{eqn.primitive.name}: one output element per thread, grid-stride",

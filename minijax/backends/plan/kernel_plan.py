@@ -51,7 +51,8 @@ from minijax.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprPpContext, JaxprPpS
                            Var, _dropvars, pp_eqn, pp_jaxpr)
 
 __all__ = ["LoopNest", "Dot", "Call", "KernelPlan", "Target", "make_plan", "sub_plan",
-           "eqn_text", "eqn_header", "is_fused", "is_reduction"]
+           "eqn_text", "eqn_header", "is_fused", "is_reduction", "kernel_outputs",
+           "output_sources"]
 
 
 def is_fused(primitive) -> bool:
@@ -332,3 +333,34 @@ def group(jaxpr: Jaxpr) -> list:
     for group in list(g.open.values()):
         g.close(group)
     return g.steps
+
+
+# =============================================================================
+# What a compiled kernel returns, and where each jaxpr output comes from
+# =============================================================================
+def kernel_outputs(jaxpr) -> list:
+    """The jaxpr outputs the kernel computes (not inputs, constants or literals), once each."""
+    given = set(jaxpr.constvars) | set(jaxpr.invars)
+    outs: list = []
+    for v in jaxpr.outvars:
+        if isinstance(v, Var) and v not in given and v not in outs:
+            outs.append(v)
+    return outs
+
+
+def output_sources(jaxpr) -> list[tuple[str, object]]:
+    """Where each output of ``jaxpr`` comes from, for an executable to assemble its
+    results: ``("kernel", k)`` (the kernel's ``k``-th result, see
+    :func:`kernel_outputs`), ``("arg", i)``, ``("const", i)`` or ``("lit", value)``."""
+    computed = kernel_outputs(jaxpr)
+    sources: list = []
+    for v in jaxpr.outvars:
+        if not isinstance(v, Var):
+            sources.append(("lit", v.val))
+        elif v in computed:
+            sources.append(("kernel", computed.index(v)))
+        elif v in jaxpr.invars:
+            sources.append(("arg", jaxpr.invars.index(v)))
+        else:
+            sources.append(("const", jaxpr.constvars.index(v)))
+    return sources
