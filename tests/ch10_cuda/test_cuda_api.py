@@ -101,7 +101,7 @@ def test_complex_is_refused_with_its_dtype():
 def test_the_lowered_text_is_the_kernels_and_the_host_driver():
     text = cuda_jit(lambda x: jnp.sum(jnp.exp(x), axis=1)).lower(
         np.ones((3, 4), np.float32)).as_text()
-    assert "@cuda.jit\ndef jit_lambda_k0(a, c):" in text
+    assert "@cuda.jit(cache=True)\ndef jit_lambda_k0(a, c):" in text
     assert "cuda.shared.array" in text and "cuda.syncthreads()" in text
     assert "# b:f32[3,4] = exp a" in text.replace("  #", " #")
     assert "def jit_lambda(stream, host, a):" in text  # the driver, named after the function

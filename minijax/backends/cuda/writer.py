@@ -77,6 +77,12 @@ _RESERVED = set(keyword.kwlist) | {"np", "math", "cuda", "range", "abs", "max", 
                                    "float", "bool", "len", "stream"}
 
 
+#: Every kernel's decorator. ``cache=True``: on a GPU, Numba keeps the compiled
+#: kernel beside the module file in minijax's compile cache (the module is named
+#: by the hash of its source), so a second process loads it instead of compiling.
+KERNEL_DECORATOR = "@cuda.jit(cache=True)"
+
+
 @dataclass(frozen=True)
 class Named:
     """A driver value that is no jaxpr variable (a loop's updated carry): its
@@ -284,7 +290,7 @@ class CudaWriter:
         """Add a kernel (its launch goes into the driver)."""
         name = f"{self.fn_name}_k{len(self.kernels)}"
         names = [self.var(v) for v in params]
-        source = "\n".join([f"@cuda.jit\ndef {name}({', '.join(names)}):",
+        source = "\n".join([f"{KERNEL_DECORATOR}\ndef {name}({', '.join(names)}):",
                             f'    """{what}"""', *body_lines])
         self.kernels.append(Kernel(name, list(params), grid, block, source))
         self.drive(f"{name}[{grid}, {block}, stream]({', '.join(names)})")
