@@ -242,3 +242,23 @@ PROGRAMS += [
                          np.array([bin(int(v) & 0xFF).count("1") for v in i], np.uint8),
                          np.array([16 - (int(v) & 0xFFFF).bit_length() for v in i], np.int16))),
 ]
+
+_G = rng.normal(size=(2, 4, 4)).astype(np.float32)
+SPD = (_G @ np.swapaxes(_G, 1, 2) + 4 * np.eye(4, dtype=np.float32)).astype(np.float32)
+RHS = rng.normal(size=(2, 4, 3)).astype(np.float32)
+PROGRAMS += [
+    ("cholesky_solve", lambda a, b: (lax.linalg.cholesky(a),
+                                     lax.linalg.triangular_solve(lax.linalg.cholesky(a), b,
+                                                                 left_side=True, lower=True),
+                                     lax.linalg.triangular_solve(
+                                         a, jnp.swapaxes(b, 1, 2), left_side=False,
+                                         lower=False, transpose_a=True, unit_diagonal=True)),
+     (SPD, RHS), lambda a, b: (np.linalg.cholesky(a),
+                               np.linalg.solve(np.linalg.cholesky(a), b),
+                               np.swapaxes(np.linalg.solve(
+                                   np.triu(a, 1) + np.eye(4, dtype=np.float32),
+                                   b), 1, 2))),
+    # NaNs where the factor would be (lax.linalg.cholesky keeps the lower triangle)
+    ("not_positive_definite", lambda a: lax.linalg.cholesky(-a), (SPD,),
+     lambda a: np.tril(np.full(a.shape, np.nan, np.float32))),
+]

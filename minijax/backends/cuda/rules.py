@@ -651,6 +651,89 @@ register(lax.tile_p, _tile, "kernel", bits=True)
 
 
 # =============================================================================
+# Linear algebra: cholesky and triangular_solve, a matrix (or a column) per thread
+# =============================================================================
+def _cholesky(w, eqn) -> None:
+    """The lower Cholesky factor of each matrix, one thread each (the CPU's
+    LAPACK reads the lower triangle too); NaNs if a matrix is not positive
+    definite, as XLA."""
+    x, out = eqn.invars[0], eqn.outvars[0]
+    shape = tuple(x.aval.shape)
+    n, batch = shape[-1], shape[:-2]
+    w.allocate(out)
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 0 or n == 0:
+        return
+
+    def body():
+        b = _at("t_flat", batch)
+        a_at = lambda i, j: w.read(x, [*b, i, j])  # noqa: E731
+        l_at = lambda i, j: w.read(out, [*b, i, j])  # noqa: E731
+        zero = literal(0, out.aval.dtype)
+        w.emit("ok_v = True", w.text(eqn))
+        w.emit(f"for j_c in range({n}):")
+        w.emit(f"    s_v = {a_at('j_c', 'j_c')}")
+        w.emit("    for k_c in range(j_c):")
+        w.emit(f"        s_v -= {l_at('j_c', 'k_c')} * {l_at('j_c', 'k_c')}")
+        w.emit(f"    if not s_v > {zero}:  # not positive definite (or NaN)")
+        w.emit("        ok_v = False")
+        w.emit("        break")
+        w.emit(f"    {l_at('j_c', 'j_c')} = math.sqrt(s_v)")
+        w.emit(f"    for i_c in range(j_c + 1, {n}):")
+        w.emit(f"        s_v = {a_at('i_c', 'j_c')}")
+        w.emit("        for k_c in range(j_c):")
+        w.emit(f"            s_v -= {l_at('i_c', 'k_c')} * {l_at('j_c', 'k_c')}")
+        w.emit(f"        {l_at('i_c', 'j_c')} = s_v / {l_at('j_c', 'j_c')}")
+        w.emit(f"        {l_at('j_c', 'i_c')} = {zero}")
+        w.emit(f"for i_c in range({n}):")
+        w.emit(f"    for j_c in range({n}):")
+        w.emit("        if not ok_v:")
+        w.emit(f"            {l_at('i_c', 'j_c')} = {literal(np.nan, out.aval.dtype)}")
+    _grid_kernel(w, "cholesky: one matrix per thread", count, [x, out], body)
+
+
+def _triangular_solve(w, eqn) -> None:
+    """``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``, by substitution: one
+    thread per batch element and column of ``b`` (row, on the right side)."""
+    a, rhs = eqn.invars
+    out = eqn.outvars[0]
+    p = eqn.params
+    transpose, left = bool(p["transpose_a"]), bool(p["left_side"])
+    lower = bool(p["lower"]) != transpose  # the triangle op(a) has
+    if not left:  # x @ op(a) = b  <=>  op(a)^T @ x^T = b^T
+        lower = not lower
+    swap = transpose if left else not transpose  # M[i, j] = a[j, i]?
+    shape = tuple(rhs.aval.shape)
+    batch, (m, k) = shape[:-2], shape[-2:]
+    n, cols = (m, k) if left else (k, m)
+    w.allocate(out)
+    count = int(np.prod(batch, dtype=np.int64)) * cols
+    if count == 0 or n == 0:
+        return
+
+    def body():
+        w.emit(f"batch_i, col_j = t_flat // {cols}, t_flat % {cols}", w.text(eqn))
+        b = _at("batch_i", batch)
+        m_at = lambda i, j: w.read(a, [*b, j, i] if swap else [*b, i, j])  # noqa: E731
+        b_at = lambda i: w.read(rhs, [*b, i, "col_j"] if left else [*b, "col_j", i])  # noqa
+        x_at = lambda i: w.read(out, [*b, i, "col_j"] if left else [*b, "col_j", i])  # noqa
+        order, inner = ((f"range({n})", "range(i_s)") if lower else
+                        (f"range({n} - 1, -1, -1)", f"range(i_s + 1, {n})"))
+        w.emit(f"for i_s in {order}:")
+        w.emit(f"    s_v = {b_at('i_s')}")
+        w.emit(f"    for j_s in {inner}:")
+        w.emit(f"        s_v -= {m_at('i_s', 'j_s')} * {x_at('j_s')}")
+        value = "s_v" if p["unit_diagonal"] else f"s_v / {m_at('i_s', 'i_s')}"
+        w.emit(f"    {x_at('i_s')} = {value}")
+    _grid_kernel(w, "triangular_solve: one column of the right-hand side per thread", count,
+                 list(dict.fromkeys(v for v in (a, rhs) if isinstance(v, Var))) + [out], body)
+
+
+register(lax.linalg.cholesky_p, _cholesky, "kernel")
+register(lax.linalg.triangular_solve_p, _triangular_solve, "kernel")
+
+
+# =============================================================================
 # Cumulative reductions: one thread per row, a running value along the axis
 # =============================================================================
 def _cumulative(kind_: str):
