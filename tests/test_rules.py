@@ -180,7 +180,7 @@ _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 CUDA_NOT_YET: dict[str, str] = {
     **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     "top_k": _LOOPS,
-    **{n: _LINALG for n in ("eigh", "lu", "lu_pivots_to_permutation", "qr", "svd")},
+    **{n: _LINALG for n in ("eigh", "qr", "svd")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
           "helper yet" for n in ("nextafter", "digamma", "reduce_precision")},
 }

@@ -262,3 +262,12 @@ PROGRAMS += [
     ("not_positive_definite", lambda a: lax.linalg.cholesky(-a), (SPD,),
      lambda a: np.tril(np.full(a.shape, np.nan, np.float32))),
 ]
+
+SQ = rng.normal(size=(2, 4, 4)).astype(np.float32)
+PROGRAMS += [
+    ("lu_solve_det_inv", lambda a, b: (lax.linalg.lu(a)[0], lax.linalg.lu(a)[2],
+                                       jnp.linalg.solve(a, b), jnp.linalg.det(a),
+                                       jnp.linalg.inv(a), lax.linalg.lu_pivots_to_permutation(
+                                           lax.linalg.lu(a)[1], 4)),
+     (SQ, RHS), None),
+]

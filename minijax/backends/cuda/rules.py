@@ -729,6 +729,75 @@ def _triangular_solve(w, eqn) -> None:
                  list(dict.fromkeys(v for v in (a, rhs) if isinstance(v, Var))) + [out], body)
 
 
+def _lu(w, eqn) -> None:
+    """Gaussian elimination with partial pivoting (the impl's steps: the first
+    largest ``|entry|`` pivots, a zero pivot divides nothing), a matrix per thread."""
+    x = eqn.invars[0]
+    lu, pivots, perm = eqn.outvars
+    shape = tuple(x.aval.shape)
+    batch, (m, n) = shape[:-2], shape[-2:]
+    k = min(m, n)
+    for v in (lu, pivots, perm):
+        w.allocate(v)
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 0:
+        return
+
+    def body():
+        b = _at("t_flat", batch)
+        at = lambda i, j: w.read(lu, [*b, i, j])  # noqa: E731
+        w.emit(f"for r_l in range({m}):", w.text(eqn))
+        w.emit(f"    {w.read(perm, [*b, 'r_l'])} = r_l")
+        w.emit(f"    for c_l in range({n}):")
+        w.emit(f"        {at('r_l', 'c_l')} = {w.read(x, [*b, 'r_l', 'c_l'])}")
+        w.emit(f"for j_l in range({k}):")
+        w.emit("    p_l = j_l")
+        w.emit(f"    best_v = abs({at('j_l', 'j_l')})")
+        w.emit(f"    for r_l in range(j_l + 1, {m}):")
+        w.emit(f"        v_l = abs({at('r_l', 'j_l')})")
+        w.emit("        if v_l > best_v or (v_l != v_l and best_v == best_v):  # NaN first")
+        w.emit("            p_l, best_v = r_l, v_l")
+        w.emit(f"    {w.read(pivots, [*b, 'j_l'])} = p_l")
+        w.emit("    if p_l != j_l:")
+        w.emit(f"        for c_l in range({n}):")
+        w.emit(f"            {at('j_l', 'c_l')}, {at('p_l', 'c_l')} = "
+               f"{at('p_l', 'c_l')}, {at('j_l', 'c_l')}")
+        w.emit(f"        {w.read(perm, [*b, 'j_l'])}, {w.read(perm, [*b, 'p_l'])} = "
+               f"{w.read(perm, [*b, 'p_l'])}, {w.read(perm, [*b, 'j_l'])}")
+        w.emit(f"    pivot_v = {at('j_l', 'j_l')}")
+        w.emit(f"    for r_l in range(j_l + 1, {m}):")
+        w.emit("        if pivot_v != 0:")
+        w.emit(f"            {at('r_l', 'j_l')} = {at('r_l', 'j_l')} / pivot_v")
+        w.emit(f"        for c_l in range(j_l + 1, {n}):")
+        w.emit(f"            {at('r_l', 'c_l')} -= {at('r_l', 'j_l')} * {at('j_l', 'c_l')}")
+    _grid_kernel(w, "lu: a matrix per thread, partial pivoting", count, [x, lu, pivots, perm],
+                 body)
+
+
+def _lu_pivots_to_permutation(w, eqn) -> None:
+    """The row order that the swaps ``pivots`` make, applied in order: a thread each."""
+    pivots, perm = eqn.invars[0], eqn.outvars[0]
+    batch, k = tuple(pivots.aval.shape[:-1]), pivots.aval.shape[-1]
+    size = eqn.params["permutation_size"]
+    w.allocate(perm)
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 0:
+        return
+
+    def body():
+        b = _at("t_flat", batch)
+        at = lambda i: w.read(perm, [*b, i])  # noqa: E731
+        w.emit(f"for r_l in range({size}):", w.text(eqn))
+        w.emit(f"    {at('r_l')} = r_l")
+        w.emit(f"for j_l in range({k}):")
+        w.emit(f"    p_l = {w.read(pivots, [*b, 'j_l'])}")
+        w.emit(f"    {at('j_l')}, {at('p_l')} = {at('p_l')}, {at('j_l')}")
+    _grid_kernel(w, "lu_pivots_to_permutation: a thread per batch element", count,
+                 [pivots, perm], body)
+
+
+register(lax.linalg.lu_p, _lu, "kernel")
+register(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation, "kernel")
 register(lax.linalg.cholesky_p, _cholesky, "kernel")
 register(lax.linalg.triangular_solve_p, _triangular_solve, "kernel")
 
