@@ -271,3 +271,11 @@ PROGRAMS += [
                                            lax.linalg.lu(a)[1], 4)),
      (SQ, RHS), None),
 ]
+
+TOPK = np.array([[1.0, np.nan, 3.0, -0.0, 0.0, 3.0, -np.nan, -np.inf],
+                 [5.0, 4.0, 4.0, 2.0, np.inf, -1.0, 0.0, 7.0]], dtype=np.float32)
+PROGRAMS += [
+    # the interpreter's order: IEEE totalOrder (NaN first, 0 before -0), ties by index
+    ("top_k", lambda x, i: (*lax.top_k(x, 5), *lax.top_k(i, 3)),
+     (TOPK, np.array([[3, 1, 3, 2], [0, 9, 9, 9]], np.int32)), None),
+]

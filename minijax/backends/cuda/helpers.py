@@ -85,6 +85,22 @@ CUDA_HELPERS["_erf_inv_poly"] = "\n".join([
 CUDA_HELPERS["_logaddexp"] = (CPU_HELPERS["_logaddexp"].source
                                .replace("np.log1p(np.exp(", "math.log1p(math.exp("))
 
+CUDA_HELPERS["_total_greater"] = '''
+def _total_greater(a, b):
+    """a > b in IEEE totalOrder (-NaN < -inf < ... < -0 < 0 < ... < inf < NaN),
+    told apart by sign (``math.copysign``), as a kernel cannot read a float's bits."""
+    a_nan, b_nan = a != a, b != b
+    if a_nan or b_nan:
+        if a_nan and b_nan:
+            return math.copysign(1.0, a) > math.copysign(1.0, b)
+        if a_nan:
+            return math.copysign(1.0, a) > 0
+        return math.copysign(1.0, b) < 0
+    if a == b:  # only 0 and -0 differ here
+        return math.copysign(1.0, a) > math.copysign(1.0, b)
+    return a > b
+'''
+
 #: helper -> the helpers it calls (they must come first in the module).
 _CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}
 

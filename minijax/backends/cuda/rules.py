@@ -898,6 +898,52 @@ def _sort(w, eqn) -> None:
 register(lax.sort_p, _sort, "kernel")
 
 
+def _top_k(w, eqn) -> None:
+    """The ``k`` largest of each row along ``axis`` (IEEE totalOrder, ties by index),
+    one row per thread: pick ``j`` is the best element after pick ``j - 1``."""
+    x = eqn.invars[0]
+    values, indices = eqn.outvars
+    k, axis = eqn.params["k"], eqn.params.get("axis", len(x.aval.shape) - 1)
+    shape = tuple(x.aval.shape)
+    axis = axis % len(shape)
+    n = shape[axis]
+    for v in (values, indices):
+        w.allocate(v)
+    rows_shape = [1 if d == axis else m for d, m in enumerate(shape)]
+    rows = int(np.prod(rows_shape, dtype=np.int64))
+    if rows == 0 or k == 0:
+        return
+    if np.dtype(x.aval.dtype).kind == "f":
+        greater = helpers.request(w.helpers, "_total_greater", eqn.primitive.name)
+        gt = lambda a, b: f"{greater}({a}, {b})"  # noqa: E731
+    else:
+        gt = lambda a, b: f"{a} > {b}"  # noqa: E731
+
+    def before(a, ai, b, bi):  # (a, ai) comes first in the result
+        return f"({gt(a, b)} or (not {gt(b, a)} and {ai} < {bi}))"
+
+    def body():
+        idx = _at("t_flat", rows_shape)
+        at = lambda a, j: w.read(a, [j if d == axis else i for d, i in enumerate(idx)])  # noqa
+        w.emit(f"prev_i = -1  # the last pick: the next comes after it", w.text(eqn))
+        w.emit(f"prev_v = {at(x, '0')}")
+        w.emit(f"for j_k in range({k}):")
+        w.emit("    best_i = -1")
+        w.emit(f"    best_v = {at(x, '0')}")
+        w.emit(f"    for i_k in range({n}):")
+        w.emit(f"        v_k = {at(x, 'i_k')}")
+        w.emit(f"        if (prev_i == -1 or {before('prev_v', 'prev_i', 'v_k', 'i_k')}) and "
+               f"(best_i == -1 or {before('v_k', 'i_k', 'best_v', 'best_i')}):")
+        w.emit("            best_i, best_v = i_k, v_k")
+        w.emit(f"    {at(values, 'j_k')} = best_v")
+        w.emit(f"    {at(indices, 'j_k')} = {cast(indices.aval.dtype, 'best_i')}")
+        w.emit("    prev_i, prev_v = best_i, best_v")
+    _grid_kernel(w, "top_k: one row per thread", rows, [x, values, indices], body)
+
+
+register(lax.top_k_p, _top_k, "kernel")
+
+
 # =============================================================================
 # Chapter 12's callbacks: the host driver calls back into Python between kernels
 # =============================================================================
