@@ -173,11 +173,9 @@ def test_the_planner_fuses_exactly_the_scalar_rules():
 # at lowering time, naming it (tests/ch10_cuda/test_cuda_api.py).
 from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E402
 
-_COMPLEX = "complex numbers: the CUDA target refuses complex dtypes so far"
 _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 #: primitive name -> why the CUDA target does not lower it (yet)
 CUDA_NOT_YET: dict[str, str] = {
-    **{n: _COMPLEX for n in ("complex", "conj", "real", "imag")},
     **{n: _LINALG for n in ("eigh", "qr", "svd")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
           "helper yet" for n in ("nextafter", "digamma", "reduce_precision")},

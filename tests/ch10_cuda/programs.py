@@ -279,3 +279,13 @@ PROGRAMS += [
     ("top_k", lambda x, i: (*lax.top_k(x, 5), *lax.top_k(i, 3)),
      (TOPK, np.array([[3, 1, 3, 2], [0, 9, 9, 9]], np.int32)), None),
 ]
+
+Z = (X + 1j * Y).astype(np.complex64)
+PROGRAMS += [
+    ("complex", lambda z, x: (z * z + 1j, z / (z + 0.5), jnp.exp(z), jnp.abs(z), jnp.conj(z),
+                              jnp.real(z) + jnp.imag(z), lax.complex(x, x * 2),
+                              jnp.sum(z, axis=1), z @ z.T, jnp.sqrt(z), z.T[::-1]),
+     (Z, X), lambda z, x: (z * z + 1j, z / (z + 0.5), np.exp(z), np.abs(z), np.conj(z),
+                           z.real + z.imag, x + 2j * x, z.sum(1), z @ z.T, np.sqrt(z),
+                           z.T[::-1])),
+]

@@ -18,7 +18,7 @@ IDS = [p[0] for p in PROGRAMS]
 
 
 def _close(got, want, dtype):
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind in "fc":
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
     else:
         np.testing.assert_array_equal(got, want)

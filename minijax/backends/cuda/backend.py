@@ -49,6 +49,10 @@ class CudaTarget(Target):
         rule = LOWERINGS.get(eqn.primitive)
         if rule is None:
             return eqn.primitive.name
+        avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
+        if not rule.complex and any(isinstance(a.dtype, np.dtype) and a.dtype.kind == "c"
+                                    for a in avals):
+            return f"{eqn.primitive.name} on complex numbers"
         if any(is_half(a.aval.dtype) for a in [*eqn.invars, *eqn.outvars]) and not (
                 rule.form in ("scalar", "reduction", "dot", "index", "driver")
                 or (rule.form == "kernel" and rule.bits) or eqn.primitive is lax.scatter_p):
@@ -56,9 +60,9 @@ class CudaTarget(Target):
         return None
 
     def dtype_problem(self, dtype) -> str | None:
-        """bool, integers, float16/32/64 (complex: not yet on CUDA). A float16 is
-        stored as float16 and computed with in float32, as on the CPU."""
-        ok = dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 2)
+        """bool, integers, float16/32/64, complex64/128. A float16 is stored as
+        float16 and computed with in float32, as on the CPU."""
+        ok = dtype.kind in "biuc" or (dtype.kind == "f" and dtype.itemsize >= 2)
         return None if ok else f"dtype {dtype}"
 
     def extended_problem(self, dtype, eqns) -> str | None:

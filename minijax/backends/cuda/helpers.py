@@ -23,7 +23,7 @@ DEVICE_DECORATOR = '@cuda.jit(device=True, inline="always")'
 
 #: CPU helpers whose source is valid CUDA as it is.
 _SHARED = ("_fmax", "_fmin", "_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min",
-           "_threefry2x32", "_erf_inv_end")
+           "_threefry2x32", "_erf_inv_end", "_cdiv")
 
 #: name -> source: the helpers written for CUDA.
 CUDA_HELPERS: dict[str, str] = {name: CPU_HELPERS[name].source for name in _SHARED}

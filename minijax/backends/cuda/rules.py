@@ -66,7 +66,7 @@ def same_as_cpu(*prims: Primitive) -> None:
     """These primitives' CPU scalar/reduction rules write valid CUDA: share them."""
     for prim in prims:
         rule = CPU_LOWERINGS[prim]
-        register(prim, rule.fn, rule.form)
+        register(prim, rule.fn, rule.form, complex=rule.complex)
 
 
 class CudaScalarContext(ScalarContext):
@@ -85,12 +85,17 @@ same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p,
             lax.select_n_p, lax.convert_element_type_p, lax.copy_p, lax.stop_gradient_p,
             lax.iota_p, lax.broadcast_in_dim_p, lax.not_p, lax.and_p, lax.or_p, lax.xor_p,
             lax.eq_p, lax.ne_p, lax.lt_p, lax.le_p, lax.gt_p, lax.ge_p,
-            lax.shift_left_p, lax.shift_right_logical_p, lax.shift_right_arithmetic_p)
+            lax.shift_left_p, lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
+            lax.real_p, lax.imag_p, lax.complex_p)
 
 
 def _math(fn: str):
-    """``math.<fn>(x)`` in the output's float type (libdevice on the GPU)."""
-    return lambda c, x: cast(c.out_dtype, f"math.{fn}({x})")
+    """``math.<fn>(x)`` in the output's float type (libdevice on the GPU); a complex
+    operand takes ``cmath.<fn>`` (registered ``complex=True`` where ``cmath`` has it)."""
+    def rule(c, x):
+        module = "cmath" if c.is_complex else "math"
+        return cast(c.out_dtype, f"{module}.{fn}({x})")
+    return rule
 
 
 def _sign(c, x):
@@ -103,7 +108,15 @@ def _sign(c, x):
 
 
 def _abs(c, x):
-    return f"abs({x})" if kind(c.out_dtype) == "f" else cast(c.out_dtype, f"abs({x})")
+    """``abs``: of a complex number, its (float) modulus."""
+    if kind(c.out_dtype) == "f":
+        return cast(c.out_dtype, f"abs({x})") if c.is_complex else f"abs({x})"
+    return cast(c.out_dtype, f"abs({x})")
+
+
+def _conj(c, x):
+    """A real operand becomes complex; NumPy's ``np.conj`` does not compile for CUDA."""
+    return cast(c.out_dtype, f"{x}.conjugate()" if c.is_complex else x)
 
 
 def _rem(c, x, y):
@@ -180,7 +193,8 @@ def _is_finite(c, x):
 
 register(lax.sign_p, _sign, "scalar")
 register(lax.rem_p, _rem, "scalar")
-register(lax.abs_p, _abs, "scalar")
+register(lax.abs_p, _abs, "scalar", complex=True)
+register(lax.conj_p, _conj, "scalar", complex=True)
 register(lax.pow_p, _pow, "scalar")
 register(lax.floor_p, _floor_ceil("floor"), "scalar")
 register(lax.ceil_p, _floor_ceil("ceil"), "scalar")
@@ -188,25 +202,25 @@ register(lax.round_p, _round, "scalar")
 register(lax.is_finite_p, _is_finite, "scalar")
 register(lax.population_count_p, _population_count, "scalar")
 register(lax.clz_p, _clz, "scalar")
-register(lax.exp_p, _math("exp"), "scalar")
+register(lax.exp_p, _math("exp"), "scalar", complex=True)
 register(lax.exp2_p, _exp2, "scalar")
 register(lax.expm1_p, _math("expm1"), "scalar")
-register(lax.log_p, _math("log"), "scalar")
+register(lax.log_p, _math("log"), "scalar", complex=True)
 register(lax.log1p_p, _math("log1p"), "scalar")
 register(lax.logistic_p, _logistic, "scalar")
-register(lax.sqrt_p, _math("sqrt"), "scalar")
+register(lax.sqrt_p, _math("sqrt"), "scalar", complex=True)
 register(lax.rsqrt_p, _rsqrt, "scalar")
 register(lax.cbrt_p, _cbrt, "scalar")
-register(lax.sin_p, _math("sin"), "scalar")
-register(lax.cos_p, _math("cos"), "scalar")
-register(lax.tan_p, _math("tan"), "scalar")
+register(lax.sin_p, _math("sin"), "scalar", complex=True)
+register(lax.cos_p, _math("cos"), "scalar", complex=True)
+register(lax.tan_p, _math("tan"), "scalar", complex=True)
 register(lax.asin_p, _math("asin"), "scalar")
 register(lax.acos_p, _math("acos"), "scalar")
 register(lax.atan_p, _math("atan"), "scalar")
 register(lax.atan2_p, _atan2, "scalar")
-register(lax.sinh_p, _math("sinh"), "scalar")
-register(lax.cosh_p, _math("cosh"), "scalar")
-register(lax.tanh_p, _math("tanh"), "scalar")
+register(lax.sinh_p, _math("sinh"), "scalar", complex=True)
+register(lax.cosh_p, _math("cosh"), "scalar", complex=True)
+register(lax.tanh_p, _math("tanh"), "scalar", complex=True)
 register(lax.asinh_p, _math("asinh"), "scalar")
 register(lax.acosh_p, _math("acosh"), "scalar")
 register(lax.atanh_p, _math("atanh"), "scalar")
@@ -226,7 +240,7 @@ same_as_cpu(lax.reduce_sum_p, lax.reduce_prod_p, lax.reduce_max_p, lax.reduce_mi
 # =============================================================================
 # Matrix products: the tiled kernel of the writer
 # =============================================================================
-register(lax.dot_general_p, None, "dot")
+register(lax.dot_general_p, None, "dot", complex=True)
 
 
 # =============================================================================
@@ -406,7 +420,7 @@ def _plus(start: str, offset: str) -> str:
     return offset if start == "0" else start if offset == "0" else f"{start} + {offset}"
 
 
-register(lax.gather_p, _gather, "index", bits=True)
+register(lax.gather_p, _gather, "index", bits=True, complex=True)
 
 
 def scatter_target(c, idx, updates_name: str):
@@ -448,14 +462,14 @@ def scatter_target(c, idx, updates_name: str):
 for _prim in (lax.scatter_p, lax.scatter_add_p, lax.scatter_sub_p, lax.scatter_mul_p,
               lax.scatter_min_p, lax.scatter_max_p):
     register(_prim, scatter_target, "scatter")
-register(lax.transpose_p, _transpose, "index", bits=True)
-register(lax.slice_p, _slice, "index", bits=True)
-register(lax.rev_p, _rev, "index", bits=True)
-register(lax.concatenate_p, _concatenate, "index", bits=True)
-register(lax.pad_p, _pad, "index")
-register(lax.squeeze_p, _squeeze_or_expand, "index", bits=True)
-register(lax.dynamic_slice_p, _dynamic_slice, "index", bits=True)
-register(lax.dynamic_update_slice_p, _dynamic_update_slice, "index", bits=True)
+register(lax.transpose_p, _transpose, "index", bits=True, complex=True)
+register(lax.slice_p, _slice, "index", bits=True, complex=True)
+register(lax.rev_p, _rev, "index", bits=True, complex=True)
+register(lax.concatenate_p, _concatenate, "index", bits=True, complex=True)
+register(lax.pad_p, _pad, "index", complex=True)
+register(lax.squeeze_p, _squeeze_or_expand, "index", bits=True, complex=True)
+register(lax.dynamic_slice_p, _dynamic_slice, "index", bits=True, complex=True)
+register(lax.dynamic_update_slice_p, _dynamic_update_slice, "index", bits=True, complex=True)
 
 
 def _reshape(eqn, x: str) -> str:
@@ -465,7 +479,7 @@ def _reshape(eqn, x: str) -> str:
     return f"{x}.reshape({shape})"
 
 
-register(lax.reshape_p, _reshape, "driver", bits=True)
+register(lax.reshape_p, _reshape, "driver", bits=True, complex=True)
 
 
 def _bitcast(eqn, x: str) -> str:
@@ -568,9 +582,9 @@ def kernel_plan_header(w, eqn) -> str:
     return eqn_header(eqn, w.plan.names)
 
 
-register(cond_p, _cond, "host")
-register(while_p, _while, "host")
-register(scan_p, _scan, "host")
+register(cond_p, _cond, "host", complex=True)
+register(while_p, _while, "host", complex=True)
+register(scan_p, _scan, "host", complex=True)
 
 
 # =============================================================================
@@ -644,10 +658,10 @@ def _tile(w, eqn) -> None:
         + list(idx[len(shape):])))
 
 
-register(lax.split_p, _split, "kernel", bits=True)
-register(lax.unstack_p, _unstack, "kernel", bits=True)
-register(lax.stack_p, _stack, "kernel", bits=True)
-register(lax.tile_p, _tile, "kernel", bits=True)
+register(lax.split_p, _split, "kernel", bits=True, complex=True)
+register(lax.unstack_p, _unstack, "kernel", bits=True, complex=True)
+register(lax.stack_p, _stack, "kernel", bits=True, complex=True)
+register(lax.tile_p, _tile, "kernel", bits=True, complex=True)
 
 
 # =============================================================================
@@ -968,7 +982,7 @@ def _host_call(w, eqn) -> None:
 def register_host_call_lowerings(*prims) -> None:
     """Chapter 12 calls this with its callback primitives (made after this chapter)."""
     for prim in prims:
-        register(prim, _host_call, "host")
+        register(prim, _host_call, "host", complex=True)
 
 
 # =============================================================================
@@ -1090,12 +1104,12 @@ def _key_data(eqn, x: str) -> str:
 def register_key_lowerings(*, random_seed, random_split, random_fold_in, random_bits,
                            random_wrap, random_unwrap, threefry2x32) -> None:
     """Chapter 13 calls this with its primitives (made after this chapter)."""
-    register(random_seed, _random_seed, "kernel", bits=True)
-    register(random_split, _random_split, "kernel", bits=True)
-    register(random_fold_in, _random_fold_in, "kernel", bits=True)
-    register(random_bits, _random_bits, "kernel", bits=True)
-    register(random_wrap, _key_data, "driver", bits=True)
-    register(random_unwrap, _key_data, "driver", bits=True)
+    register(random_seed, _random_seed, "kernel", bits=True, complex=True)
+    register(random_split, _random_split, "kernel", bits=True, complex=True)
+    register(random_fold_in, _random_fold_in, "kernel", bits=True, complex=True)
+    register(random_bits, _random_bits, "kernel", bits=True, complex=True)
+    register(random_wrap, _key_data, "driver", bits=True, complex=True)
+    register(random_unwrap, _key_data, "driver", bits=True, complex=True)
     register(threefry2x32, _threefry2x32, "kernel")
 
 
