@@ -313,9 +313,11 @@ def execute_executable(executable, flat_args, device=None) -> list:
         # with effects calls back into Python from its host driver, which waits for
         # the kernels before each call: it goes on the device's queue thread below,
         # as on the CPU, so that the caller does not wait.
+        run_on = getattr(executable, "run_on", None)  # the device it was asked to run on
         try:
             return _run_inline(f"jit({executable.name})", device,
-                               lambda: executable(*flat_args))
+                               lambda: run_on(device, flat_args) if run_on is not None
+                               else executable(*flat_args))
         except Exception as e:  # raised where an output is read
             return _failed_arrays(executable.out_avals, device, e)
     stream = stream_for(device)

@@ -55,3 +55,16 @@ def test_every_kernel_compiles_to_ptx_and_assembles(name, f, args, numpy_f):
         assert ".entry" in ptx and ".target sm_80" in ptx
         report = compiler.assemble(ptx, (8, 0))
         assert "Used" in report  # ptxas -v: registers (and shared memory) of the kernel
+
+
+@ptx_only
+@pytest.mark.parametrize("name", ["selu", "softmax", "batched_matmul", "scatter_add", "sort"])
+def test_kernels_assemble_for_hopper_too(name):
+    """The same kernels for compute capability 9.0 (an H100), through ptxas -arch=sm_90."""
+    from minijax.backends.cuda import compile as compiler
+    _, f, args, _ = next(p for p in PROGRAMS if p[0] == name)
+    executable = cuda_jit(f).lower(*args).compile()._executable
+    for kernel in executable.lowering.module.kernels:
+        ptx = compiler.kernel_ptx(executable.module, kernel, (9, 0))
+        assert ".target sm_90" in ptx
+        assert "Used" in compiler.assemble(ptx, (9, 0))

@@ -129,11 +129,20 @@ class CudaExecutable(Executable):
         return devices[0]
 
     def __call__(self, *flat_args) -> list:
-        """Queue the program on the device's stream; returns at once (a program with
+        """Run on the device of the first GPU argument (else GPU 0): :meth:`run_on`."""
+        return self.run_on(self._device(flat_args), flat_args)
+
+    def run_on(self, device, flat_args) -> list:
+        """Queue the program on ``device``'s stream; returns at once (a program with
         callbacks returns after its last one). An error of the run (a failed input,
         a failing copy, launch or callback) is raised here; chapter 11's executor
         stores it in the outputs, raised where they are read, as on the CPU."""
-        device = self._device(flat_args)
+        if device.platform != "gpu":  # jit(f, device=cpu) never reaches here: not a GPU
+            raise ValueError(f"jit({self.name}) was compiled for CUDA; {device} is no GPU")
+        with numba_cuda().gpus[device.id]:  # allocations and launches on that GPU
+            return self._run(device, flat_args)
+
+    def _run(self, device, flat_args) -> list:
         consts = self._device_consts.get(device)
         if consts is None:
             consts = [device_array_of(c, a, device)
