@@ -289,3 +289,12 @@ PROGRAMS += [
                            z.real + z.imag, x + 2j * x, z.sum(1), z @ z.T, np.sqrt(z),
                            z.T[::-1])),
 ]
+
+NEXT = np.array([1.0, -1.0, 0.0, -0.0, 2.0, 1e-45, np.inf, np.nan,
+                 np.finfo(np.float32).max, 0.5], dtype=np.float32)
+TOWARD = np.array([2.0, 0.0, -1.0, 1.0, 0.0, 0.0, 0.0, 1.0, np.inf, 0.5], dtype=np.float32)
+PROGRAMS += [
+    ("nextafter", lambda x, y: (lax.nextafter(x, y), lax.nextafter(x.astype(jnp.float32) * 3,
+                                                                   -y)),
+     (NEXT, TOWARD), lambda x, y: (np.nextafter(x, y), np.nextafter(x * np.float32(3), -y))),
+]

@@ -101,6 +101,31 @@ def _total_greater(a, b):
     return a > b
 '''
 
+CUDA_HELPERS["_nextafter"] = '''
+def _nextafter(x, y, mantissa_bits, min_exponent, max_exponent):
+    """The next float of x's type after x toward y, from its exponent
+    (``math.frexp``: a kernel cannot read a float's bits): one unit in the last
+    place away from zero, half of one toward zero from a power of two."""
+    if x != x or y != y:
+        return x + y
+    if x == y:
+        return y
+    ax = abs(np.float64(x))
+    if ax == 0.0:
+        return math.copysign(math.ldexp(1.0, min_exponent - mantissa_bits), y)
+    if ax == math.inf:  # toward any finite y: the largest finite float
+        largest = math.ldexp(2.0 - math.ldexp(1.0, -mantissa_bits), max_exponent - 1)
+        return math.copysign(largest, x)
+    m, e = math.frexp(ax)  # ax = m * 2**e, 0.5 <= m < 1
+    tiny = min_exponent - mantissa_bits  # the exponent of the smallest subnormal
+    if (y > x) == (x > 0):  # away from zero
+        mag = ax + math.ldexp(1.0, max(e - mantissa_bits - 1, tiny))
+    else:
+        below = e - mantissa_bits - 2 if m == 0.5 else e - mantissa_bits - 1
+        mag = ax - math.ldexp(1.0, max(below, tiny))
+    return math.copysign(mag, x)
+'''
+
 #: helper -> the helpers it calls (they must come first in the module).
 _CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}
 

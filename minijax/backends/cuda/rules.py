@@ -187,6 +187,16 @@ def _clz(c, x):
     return cast(c.out_dtype, f"cuda.clz({wide})" + (f" - {extra}" if extra else ""))
 
 
+def _nextafter(c, x, y):
+    """float32/float64 (the type's mantissa bits and exponent range: 23, -126, 128
+    or 52, -1022, 1024); float16 would need the float16 neighbour, not float32's."""
+    if c.is_half:
+        raise NotImplementedError("nextafter on float16")
+    info = np.finfo(c.out_dtype)
+    fn = c.helper("_nextafter")
+    return cast(c.out_dtype, f"{fn}({x}, {y}, {info.nmant}, {info.minexp}, {info.maxexp})")
+
+
 def _is_finite(c, x):
     return f"math.isfinite({x})"
 
@@ -201,6 +211,7 @@ register(lax.ceil_p, _floor_ceil("ceil"), "scalar")
 register(lax.round_p, _round, "scalar")
 register(lax.is_finite_p, _is_finite, "scalar")
 register(lax.population_count_p, _population_count, "scalar")
+register(lax.nextafter_p, _nextafter, "scalar")
 register(lax.clz_p, _clz, "scalar")
 register(lax.exp_p, _math("exp"), "scalar", complex=True)
 register(lax.exp2_p, _exp2, "scalar")
