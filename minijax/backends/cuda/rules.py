@@ -498,7 +498,7 @@ def _bitcast(eqn, x: str) -> str:
     old, new = eqn.invars[0].aval.dtype, eqn.outvars[0].aval.dtype
     if np.dtype(old).itemsize != np.dtype(new).itemsize:
         raise NotImplementedError(f"bitcast_convert_type from {old} to {new}")
-    return f"{x}.view({np_dtype(new)})"
+    return f"{x}.view(np.{np.dtype(new).name})"  # (float16 itself: CUDA has it)
 
 
 register(lax.bitcast_convert_type_p, _bitcast, "driver")
