@@ -439,16 +439,17 @@ class CudaWriter:
         kept_names = [names[d] for d in kept]
         target = (f"{self.var(out)}[{', '.join(kept_names)}]" if out.aval.shape
                   else f"{self.var(out)}[0]")
+        for n, i in zip(kept_names, [idx[d] for d in kept]):
+            if n != "0":  # this block's output element (a thread may have reduced nothing)
+                self.emit(f"{n} = {i}")
         self.emit("if thread_id == 0:")
         if arg:
             self.emit(f"    {target} = {cast(dtype, 'partial_index[0]')}")
+        elif is_half(dtype):
+            self.emit(f"    {target} = {stored(out, 'partial[0]')}")
         else:
             value = "partial[0]" if acc_dtype == dtype else cast(dtype, "partial[0]")
-            self.emit(f"    {target} = {value}")  # (np.float16(...) for a float16 result)
-        if kept:  # the kept indices of this block's output element, for the write above
-            self.lines[-2:-2] = ["    " * self.depth + f"{n} = {i}"
-                                 for n, i in zip(kept_names, [idx[d] for d in kept])
-                                 if n != "0"]
+            self.emit(f"    {target} = {value}")
         self.emit("cuda.syncthreads()  # before the next output element reuses partial")
         self.emit("out_o += cuda.gridDim.x")
         what = (f"fused loop nest over {list(shape)}: {len(step.eqns)} equation(s) into "
@@ -516,7 +517,8 @@ class CudaWriter:
         out_groups = [("batch_b", list(range(nb))), ("row_m", list(range(nb, nb + len(lf)))),
                       ("col_n", list(range(nb + len(lf), len(out_shape))))]
         self.emit(f"if row_m < {M} and col_n < {N}:")
-        self.emit(f"    {element(out, out_shape, out_groups)} = {cast(dtype, 'acc_v')}")
+        result = stored(out, "acc_v") if is_half(dtype) else cast(dtype, "acc_v")
+        self.emit(f"    {element(out, out_shape, out_groups)} = {result}")
         grid = (max(1, math.ceil(N / T)), max(1, math.ceil(M / T)), max(1, B))
         self.kernel(f"dot_general as a tiled matrix product ({T}x{T} tiles in shared memory)",
                     list(dict.fromkeys(a for a in (lhs, rhs) if isinstance(a, Var))) + [out],
