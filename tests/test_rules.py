@@ -176,7 +176,7 @@ from minijax.backends.cuda.rules import LOWERINGS as CUDA_LOWERINGS  # noqa: E40
 _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 #: primitive name -> why the CUDA target does not lower it (yet)
 CUDA_NOT_YET: dict[str, str] = {
-    **{n: _LINALG for n in ("eigh", "qr", "svd")},
+    **{n: _LINALG for n in ("eigh", "svd")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
           "helper yet" for n in ("digamma", "reduce_precision")},
 }

@@ -298,3 +298,11 @@ PROGRAMS += [
                                                                    -y)),
      (NEXT, TOWARD), lambda x, y: (np.nextafter(x, y), np.nextafter(x * np.float32(3), -y))),
 ]
+
+TALL = rng.normal(size=(2, 5, 3)).astype(np.float32)
+PROGRAMS += [
+    # LAPACK's reflectors, so the CPU's signs: the interpreter (NumPy) is the oracle
+    ("qr", lambda t, s: (*lax.linalg.qr(t, full_matrices=False), *lax.linalg.qr(t),
+                         *lax.linalg.qr(jnp.swapaxes(t, 1, 2)), *lax.linalg.qr(s)),
+     (TALL, SQ), None),
+]

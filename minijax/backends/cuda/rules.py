@@ -821,6 +821,91 @@ def _lu_pivots_to_permutation(w, eqn) -> None:
                  [pivots, perm], body)
 
 
+def _qr(w, eqn) -> None:
+    """Householder QR, a matrix per thread, with LAPACK's reflectors (``geqr2``:
+    ``beta = -sign(alpha) * norm``, ``tau = (beta - alpha) / beta``) so that the
+    signs are the CPU's, then ``q`` formed from them as ``org2r`` does. The
+    outputs are the workspace: the factorization runs in ``q`` when the matrix
+    is tall (``r`` is smaller), else in ``r``; ``tau`` waits on ``q``'s diagonal."""
+    x = eqn.invars[0]
+    q, r = eqn.outvars
+    shape = tuple(x.aval.shape)
+    batch, (m, n) = shape[:-2], shape[-2:]
+    k, qc = min(m, n), q.aval.shape[-1]
+    tall = m > n
+    work = q if tall else r
+    for v in (q, r):
+        w.allocate(v)
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 0 or k == 0:
+        return
+    dtype = x.aval.dtype
+
+    def body():
+        b = _at("t_flat", batch)
+        W = lambda i, j: w.read(work, [*b, i, j])  # noqa: E731,N806
+        Q = lambda i, j: w.read(q, [*b, i, j])  # noqa: E731,N806
+        R = lambda i, j: w.read(r, [*b, i, j])  # noqa: E731,N806
+        zero, one = literal(0, dtype), literal(1, dtype)
+        emit = w.emit
+        emit(f"for i_q in range({m}):", w.text(eqn))
+        emit(f"    for c_q in range({n}):")
+        emit(f"        {W('i_q', 'c_q')} = {w.read(x, [*b, 'i_q', 'c_q'])}")
+        emit(f"for j_q in range({k}):  # reflector j_q: zeros below the diagonal of column j_q")
+        emit(f"    alpha_v = {W('j_q', 'j_q')}")
+        emit(f"    norm2_v = {zero}")
+        emit(f"    for i_q in range(j_q + 1, {m}):")
+        emit(f"        norm2_v += {W('i_q', 'j_q')} * {W('i_q', 'j_q')}")
+        emit(f"    tau_v = {zero}")
+        emit(f"    if norm2_v != {zero}:")
+        emit(f"        beta_v = -math.copysign(math.sqrt(alpha_v * alpha_v + norm2_v), alpha_v)")
+        emit("        tau_v = (beta_v - alpha_v) / beta_v")
+        emit(f"        scale_v = {one} / (alpha_v - beta_v)")
+        emit(f"        for i_q in range(j_q + 1, {m}):")
+        emit(f"            {W('i_q', 'j_q')} = {W('i_q', 'j_q')} * scale_v")
+        emit(f"        {W('j_q', 'j_q')} = beta_v")
+        emit(f"        for c_q in range(j_q + 1, {n}):  # H = I - tau v v^T on the columns after")
+        emit(f"            dot_v = {W('j_q', 'c_q')}")
+        emit(f"            for i_q in range(j_q + 1, {m}):")
+        emit(f"                dot_v += {W('i_q', 'j_q')} * {W('i_q', 'c_q')}")
+        emit("            dot_v *= tau_v")
+        emit(f"            {W('j_q', 'c_q')} -= dot_v")
+        emit(f"            for i_q in range(j_q + 1, {m}):")
+        emit(f"                {W('i_q', 'c_q')} -= dot_v * {W('i_q', 'j_q')}")
+        if tall:  # row j_q of r is final: copy it out; tau takes its place on q's diagonal
+            emit(f"    for c_q in range({n}):")
+            emit(f"        {R('j_q', 'c_q')} = {W('j_q', 'c_q')} if c_q >= j_q else {zero}")
+        else:  # the reflector's vector goes to q, r keeps zeros below its diagonal
+            emit(f"    for i_q in range(j_q + 1, {m}):")
+            emit(f"        {Q('i_q', 'j_q')} = {W('i_q', 'j_q')}")
+            emit(f"        {W('i_q', 'j_q')} = {zero}")
+        emit(f"    {Q('j_q', 'j_q')} = tau_v")
+        if tall and r.aval.shape[-2] > n:  # full_matrices: r's rows below n are zeros
+            emit(f"for i_q in range({n}, {r.aval.shape[-2]}):")
+            emit(f"    for c_q in range({n}):")
+            emit(f"        {R('i_q', 'c_q')} = {zero}")
+        emit(f"for c_q in range({k}, {qc}):  # q's columns past the reflectors: the identity's")
+        emit(f"    for i_q in range({m}):")
+        emit(f"        {Q('i_q', 'c_q')} = {one} if i_q == c_q else {zero}")
+        emit(f"for j_q in range({k} - 1, -1, -1):  # q = H_0 H_1 ... applied backwards (org2r)")
+        emit(f"    tau_v = {Q('j_q', 'j_q')}")
+        emit(f"    {Q('j_q', 'j_q')} = {one}")
+        emit(f"    for c_q in range(j_q + 1, {qc}):")
+        emit(f"        dot_v = {zero}")
+        emit(f"        for i_q in range(j_q, {m}):")
+        emit(f"            dot_v += {Q('i_q', 'j_q')} * {Q('i_q', 'c_q')}")
+        emit("        dot_v *= tau_v")
+        emit(f"        for i_q in range(j_q, {m}):")
+        emit(f"            {Q('i_q', 'c_q')} -= dot_v * {Q('i_q', 'j_q')}")
+        emit(f"    for i_q in range(j_q + 1, {m}):")
+        emit(f"        {Q('i_q', 'j_q')} = -tau_v * {Q('i_q', 'j_q')}")
+        emit(f"    {Q('j_q', 'j_q')} = {one} - tau_v")
+        emit("    for i_q in range(j_q):")
+        emit(f"        {Q('i_q', 'j_q')} = {zero}")
+    _grid_kernel(w, "qr: a matrix per thread, Householder reflectors", count, [x, q, r], body)
+
+
+register(lax.linalg.qr_p, _qr, "kernel")
 register(lax.linalg.lu_p, _lu, "kernel")
 register(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation, "kernel")
 register(lax.linalg.cholesky_p, _cholesky, "kernel")
