@@ -178,7 +178,7 @@ _LINALG = "a LAPACK call on the CPU: no CUDA kernel yet"
 CUDA_NOT_YET: dict[str, str] = {
     **{n: _LINALG for n in ("eigh", "svd")},
     **{n: "its CPU helper calls NumPy on scalars, which CUDA cannot compile: no CUDA "
-          "helper yet" for n in ("digamma", "reduce_precision")},
+          "helper yet" for n in ("reduce_precision",)},
 }
 
 

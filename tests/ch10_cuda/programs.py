@@ -306,3 +306,8 @@ PROGRAMS += [
                          *lax.linalg.qr(jnp.swapaxes(t, 1, 2)), *lax.linalg.qr(s)),
      (TALL, SQ), None),
 ]
+
+DIG = np.array([0.5, 1.0, 3.7, 10.0, -2.5, -3.0, 0.0, np.inf, 1e-3], dtype=np.float32)
+PROGRAMS += [
+    ("digamma", lambda x: lax.digamma(x), (DIG,), None),  # the interpreter's (SciPy's)
+]

@@ -126,6 +126,11 @@ def _nextafter(x, y, mantissa_bits, min_exponent, max_exponent):
     return math.copysign(mag, x)
 '''
 
+CUDA_HELPERS["_digamma"] = (CPU_HELPERS["_digamma"].source
+                             .replace("x == np.floor(x)", "math.fmod(x, 1.0) == 0")
+                             .replace("np.pi", "math.pi").replace("np.tan(", "math.tan(")
+                             .replace("np.log(", "math.log(").replace("np.nan", "math.nan"))
+
 #: helper -> the helpers it calls (they must come first in the module).
 _CALLS = {"_round_away": ("_trunc",), "_float_to_int": ("_trunc",)}
 
