@@ -216,3 +216,19 @@ def test_a_failing_callback_in_a_gpu_program_surfaces_at_the_barrier():
     cuda_jit(lambda x: jax.debug.callback(boom, x))(np.ones(2, np.float32))
     with pytest.raises(Exception, match="no such thing"):
         jax.effects_barrier()
+
+
+@simulator_only
+def test_keys_put_on_the_gpu_draw_the_cpus_bits():
+    gpu = jax.devices("gpu")[0]
+    for key in (jax.random.key(0), jax.random.PRNGKey(1)):
+        on_gpu = jax.device_put(key, gpu)
+        assert on_gpu.device == gpu and on_gpu.dtype == key.dtype
+        np.testing.assert_array_equal(np.asarray(jax.random.key_data(on_gpu)),
+                                      np.asarray(jax.random.key_data(key)))
+        draws = jax.random.normal(on_gpu, (4,))
+        assert draws.device == gpu
+        np.testing.assert_array_equal(np.asarray(draws), np.asarray(jax.random.normal(key, (4,))))
+        subkeys = jax.random.split(on_gpu, 3)
+        np.testing.assert_array_equal(np.asarray(jax.random.key_data(subkeys)),
+                                      np.asarray(jax.random.key_data(jax.random.split(key, 3))))

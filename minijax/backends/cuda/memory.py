@@ -18,6 +18,8 @@ A host-to-device copy (``device_put(x, gpu)``) is queued on the stream too
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from minijax.backends.cuda.platform import numba_cuda, simulator
@@ -61,6 +63,10 @@ class CudaBuffer(Buffer):
             # a host array: copy it over
             data = np.asarray(data)
             shape, dtype = data.shape, data.dtype
+            if dtype.names == ("threefry2x32",):  # typed keys live as their key data
+                host_view = partial(_as_keys, shape=shape, dtype=dtype)
+                data = np.ascontiguousarray(data["threefry2x32"])
+                shape = data.shape
             data = to_device(data, device)
         self._device_data = data
         self._shape, self._dtype = tuple(shape), np.dtype(dtype)
@@ -112,6 +118,13 @@ class CudaBuffer(Buffer):
 
     def __repr__(self):
         return f"<CudaBuffer {self._dtype}{list(self._shape)} on {self.device}>"
+
+
+def _as_keys(data: np.ndarray, shape, dtype) -> np.ndarray:
+    """Key data (uint32, a trailing axis of 2) as typed keys of ``shape``."""
+    keys = np.empty(shape, dtype=dtype)
+    keys["threefry2x32"] = data
+    return keys
 
 
 def device_array_of(x, aval, device):
