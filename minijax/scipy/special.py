@@ -80,3 +80,140 @@ def logit(x):
     """The inverse of :func:`expit`: ``log(x / (1 - x))``."""
     x, = promote_args_inexact("logit", x)
     return lax.log(lax.div(x, lax.sub(ufuncs._const(x, 1), x)))
+
+
+# =============================================================================
+# More of jax.scipy.special: composites of the primitives above
+# =============================================================================
+import minijax.numpy as _jnp  # noqa: E402  (the jnp namespace, for readable composites)
+
+__all__ += ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "ndtri", "log_ndtr",
+            "betaln", "digamma", "softmax", "log_softmax"]
+
+
+def xlogy(x, y):
+    """``x * log(y)``, and 0 where ``x == 0`` (even where ``log(y)`` is -inf or NaN)."""
+    x, y = promote_args_inexact("xlogy", x, y)
+    return _jnp.where(x == 0, _jnp.zeros_like(x), x * _jnp.log(y))
+
+
+def xlog1py(x, y):
+    """``x * log1p(y)``, and 0 where ``x == 0``."""
+    x, y = promote_args_inexact("xlog1py", x, y)
+    return _jnp.where(x == 0, _jnp.zeros_like(x), x * _jnp.log1p(y))
+
+
+def entr(x):
+    """The entropy term ``-x log x``: ``-0.`` at ``x == 0``, ``-inf`` for ``x < 0``."""
+    x, = promote_args_inexact("entr", x)
+    return _jnp.where(x < 0, -np.inf, -xlogy(x, x))
+
+
+def rel_entr(p, q):
+    """``p log(p / q)`` (0 at ``p == 0``, ``inf`` where it is undefined)."""
+    p, q = promote_args_inexact("rel_entr", p, q)
+    both = (p > 0) & (q > 0)
+    safe_p, safe_q = _jnp.where(both, p, 1), _jnp.where(both, q, 1)
+    return _jnp.where(both, safe_p * _jnp.log(safe_p / safe_q),
+                      _jnp.where((p == 0) & (q >= 0), _jnp.zeros_like(p), np.inf))
+
+
+def kl_div(p, q):
+    """``p log(p / q) - p + q`` (as SciPy's ``kl_div``)."""
+    p, q = promote_args_inexact("kl_div", p, q)
+    both = (p > 0) & (q > 0)
+    safe_p, safe_q = _jnp.where(both, p, 1), _jnp.where(both, q, 1)
+    return _jnp.where(both, safe_p * _jnp.log(safe_p / safe_q) - p + q,
+                      _jnp.where((p == 0) & (q >= 0), q, np.inf))
+
+
+def _float_input(name: str, x, *, docstring_hint: bool = True):
+    """``x`` as a (strongly typed) float32/float64 array: the normal-distribution
+    functions refuse other dtypes with JAX's error."""
+    x = _jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        hint = ", see docstring for supported types." if docstring_hint else "."
+        raise TypeError(f"x.dtype={x.dtype} is not supported{hint}")
+    return lax.convert_element_type(x, x.dtype) if x.weak_type else x
+
+
+def ndtr(x):
+    """The standard normal CDF, ``(1 + erf(x / sqrt 2)) / 2``, with ``erfc`` in the
+    tails (so ``ndtr(-10)`` is not 0)."""
+    x = _float_input("ndtr", x)
+    w = x * np.float32(np.sqrt(0.5)).astype(x.dtype)
+    z = _jnp.abs(w)
+    y = _jnp.where(z < np.sqrt(0.5), 1.0 + erf(w),
+                   _jnp.where(w > 0, 2.0 - erfc(z), erfc(z)))
+    return lax.convert_element_type(0.5 * y, x.dtype)
+
+
+#: log_ndtr's branches: above ``upper`` ``-ndtr(-x)``, between ``log(ndtr(x))``,
+#: below ``lower`` the asymptotic series (the bounds JAX uses for each dtype).
+_LOG_NDTR_BOUNDS = {np.dtype(np.float32): (-10.0, 5.0), np.dtype(np.float64): (-20.0, 8.0)}
+
+
+def log_ndtr(x, series_order: int = 3):
+    """``log(ndtr(x))``, accurate far into both tails."""
+    x = _float_input("log_ndtr", x, docstring_hint=False)
+    lower, upper = _LOG_NDTR_BOUNDS[np.dtype(x.dtype)]
+    # far right: log(1 - ndtr(-x)) ~ -ndtr(-x); middle: the log of the CDF
+    right = -ndtr(-_jnp.where(x > upper, x, upper))
+    middle = _jnp.log(ndtr(_jnp.clip(x, lower, upper)))
+    # far left: -x^2/2 - log(-x) - log(2 pi)/2 + log(1 + sum_n (-1)^n (2n-1)!! / x^(2n))
+    xl = _jnp.where(x < lower, x, lower)
+    x2 = xl * xl
+    term, total, odd = _jnp.ones_like(xl), _jnp.ones_like(xl), 1.0
+    for n in range(1, series_order + 1):
+        odd *= 2 * n - 1
+        term = term / x2
+        total = total + ((-1) ** n) * odd * term
+    left = -0.5 * x2 - _jnp.log(-xl) - 0.5 * np.log(2 * np.pi) + _jnp.log(total)
+    out = _jnp.where(x > upper, right, _jnp.where(x > lower, middle, left))
+    return lax.convert_element_type(out, x.dtype)
+
+
+def ndtri(p):
+    """The inverse of :func:`ndtr`: ``sqrt(2) * erfinv(2p - 1)``, refined by three
+    Newton steps on ``log_ndtr`` (so tiny ``p`` keep their precision); ``-inf``
+    at 0, ``inf`` at 1, NaN outside ``[0, 1]``."""
+    p = _float_input("ndtri", p)
+    dt = p.dtype
+    lower = p < 0.5
+    q = _jnp.where(lower, p, 1 - p)  # solve in the lower tail: x = -ndtri(1 - p) above
+    safe = _jnp.clip(q, np.finfo(dt).tiny, 0.5)
+    x = np.sqrt(2.0) * erfinv(2 * safe - 1)
+    x = _jnp.where(safe < 1e-4, -_jnp.sqrt(-2 * _jnp.log(safe)), x)  # a tail start
+    log_q = _jnp.log(safe)
+    for _ in range(3):
+        log_cdf = log_ndtr(x)
+        log_pdf = -0.5 * x * x - 0.5 * np.log(2 * np.pi)
+        x = x - (log_cdf - log_q) / _jnp.exp(log_pdf - log_cdf)
+    x = _jnp.where(lower, x, 0.0 - x)  # (0 - x: ndtri(0.5) is 0., not -0.)
+    x = _jnp.where(p == 0, -np.inf, _jnp.where(p == 1, np.inf, x))
+    x = _jnp.where((p < 0) | (p > 1) | _jnp.isnan(p), np.nan, x)
+    return lax.convert_element_type(x, dt)
+
+
+def betaln(a, b):
+    """``log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    a, b = promote_args_inexact("betaln", a, b)
+    return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def digamma(x):
+    """The logarithmic derivative of the Gamma function (``lax.digamma``)."""
+    x, = promote_args_inexact("digamma", x)
+    return lax.digamma(x)
+
+
+def softmax(x, axis=-1):
+    """``exp(x) / sum(exp(x), axis)`` (``jax.nn.softmax``)."""
+    from minijax import nn
+    return nn.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    """``x - logsumexp(x, axis)`` (``jax.nn.log_softmax``)."""
+    from minijax import nn
+    return nn.log_softmax(x, axis=axis)
