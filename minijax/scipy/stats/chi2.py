@@ -7,7 +7,7 @@ import minijax.numpy as jnp
 from minijax.scipy import special
 from minijax.scipy.stats._common import outside, promote, standardize
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -22,3 +22,24 @@ def logpdf(x, df, loc=0, scale=1):
 
 def pdf(x, df, loc=0, scale=1):
     return jnp.exp(logpdf(x, df, loc, scale))
+
+
+def cdf(x, df, loc=0, scale=1):
+    """``gammainc(df / 2, z / 2)``."""
+    x, df, loc, scale = promote("chi2.cdf", x, df, loc, scale)
+    z = standardize(x, loc, scale)
+    return special.gammainc(0.5 * df, 0.5 * jnp.maximum(z, 0))
+
+
+def logcdf(x, df, loc=0, scale=1):
+    return jnp.log(cdf(x, df, loc, scale))
+
+
+def sf(x, df, loc=0, scale=1):
+    x, df, loc, scale = promote("chi2.sf", x, df, loc, scale)
+    z = standardize(x, loc, scale)
+    return special.gammaincc(0.5 * df, 0.5 * jnp.maximum(z, 0))
+
+
+def logsf(x, df, loc=0, scale=1):
+    return jnp.log(sf(x, df, loc, scale))

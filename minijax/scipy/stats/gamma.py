@@ -5,7 +5,7 @@ import minijax.numpy as jnp
 from minijax.scipy import special
 from minijax.scipy.stats._common import outside, promote, standardize
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -18,3 +18,25 @@ def logpdf(x, a, loc=0, scale=1):
 
 def pdf(x, a, loc=0, scale=1):
     return jnp.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x, a, loc=0, scale=1):
+    """``gammainc(a, z)`` (0 below ``loc``)."""
+    x, a, loc, scale = promote("gamma.cdf", x, a, loc, scale)
+    z = standardize(x, loc, scale)
+    return special.gammainc(a, jnp.maximum(z, 0))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    return jnp.log(cdf(x, a, loc, scale))
+
+
+def sf(x, a, loc=0, scale=1):
+    """``gammaincc(a, z)`` (1 below ``loc``)."""
+    x, a, loc, scale = promote("gamma.sf", x, a, loc, scale)
+    z = standardize(x, loc, scale)
+    return special.gammaincc(a, jnp.maximum(z, 0))
+
+
+def logsf(x, a, loc=0, scale=1):
+    return jnp.log(sf(x, a, loc, scale))

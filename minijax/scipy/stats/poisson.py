@@ -5,7 +5,7 @@ import minijax.numpy as jnp
 from minijax.scipy import special
 from minijax.scipy.stats._common import outside, promote
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["logpmf", "pmf", "cdf"]
 
 
 def logpmf(k, mu, loc=0):
@@ -18,3 +18,10 @@ def logpmf(k, mu, loc=0):
 
 def pmf(k, mu, loc=0):
     return jnp.exp(logpmf(k, mu, loc))
+
+
+def cdf(k, mu, loc=0):
+    """``P(K <= k) = gammaincc(floor(k) + 1, mu)``; 0 below ``loc``."""
+    k, mu, loc = promote("poisson.cdf", k, mu, loc)
+    x = jnp.floor(k - loc)
+    return jnp.where(x < 0, 0.0, special.gammaincc(jnp.maximum(x, 0) + 1, mu))
