@@ -65,6 +65,7 @@ MODULES = {
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,
+    "minijax.scipy.linalg": 0,
     "minijax.scipy.stats": 0,
     "minijax.scipy.stats._common": 0,
     "minijax.scipy.stats.bernoulli": 0,
@@ -124,6 +125,7 @@ MODULES = {
     "minijax.control_flow.conditionals": 8,
     "minijax.control_flow.loops": 8,
     "minijax.control_flow.associative": 8,
+    "minijax.scipy.incomplete_gamma": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.passes": 9,

@@ -77,15 +77,6 @@ CASES = [  # (name, minijax function, SciPy function, args)
      np.array([1e-30, 1e-10, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6], np.float32)),
     ("special.betaln", lambda x: special.betaln(x, 2.5), lambda x: sp.betaln(x, 2.5), POS),
     ("special.digamma", special.digamma, sp.digamma, POS),
-    ("special.gammainc", lambda x: special.gammainc(2.5, x), lambda x: sp.gammainc(2.5, x), POS * 3),
-    ("special.gammaincc", lambda x: special.gammaincc(x, 4.0), lambda x: sp.gammaincc(x, 4.0),
-     POS * 3),
-    ("gamma.cdf", lambda x: stats.gamma.cdf(x, 2.5, 0, 1.5), lambda x: ss.gamma.cdf(x, 2.5, 0, 1.5),
-     X),
-    ("gamma.sf", lambda x: stats.gamma.sf(x, 2.5), lambda x: ss.gamma.sf(x, 2.5), X),
-    ("chi2.cdf", lambda x: stats.chi2.cdf(x, 3.0), lambda x: ss.chi2.cdf(x, 3.0), X),
-    ("chi2.sf", lambda x: stats.chi2.sf(x, 3.0), lambda x: ss.chi2.sf(x, 3.0), X),
-    ("poisson.cdf", lambda k: stats.poisson.cdf(k, 2.5), lambda k: ss.poisson.cdf(k, 2.5), K + 0.5),
 ]
 
 
@@ -131,8 +122,6 @@ def test_printed_results_as_jax():
     assert repr(stats.multivariate_normal.logpdf(jnp.array([1., 2.]), jnp.zeros(2),
                                                  jnp.eye(2))) == \
         "Array(-4.3378773, dtype=float32)"
-    assert repr(special.gammainc(2.0, 1.5)) == "Array(0.44217455, dtype=float32, weak_type=True)"
-    assert repr(special.gammaincc(2.0, 1.5)) == "Array(0.55782545, dtype=float32, weak_type=True)"
     assert repr(stats.bernoulli.logpmf(jnp.array([0, 1, 2]), 0.3)) == \
         "Array([-0.35667497, -1.2039728 ,        -inf], dtype=float32, weak_type=True)"
 
@@ -150,7 +139,6 @@ def test_jit_vmap_and_grad(jit_backend):
     np.testing.assert_allclose(np.asarray(minijax.jit(special.log_ndtr)(x * 8)),
                                sp.log_ndtr(X.astype(np.float64) * 8), rtol=2e-5,
                                atol=1e-37)  # (below float32's range: 0)
-    close(minijax.jit(stats.chi2.cdf)(jnp.abs(x), 3.0), ss.chi2.cdf(np.abs(X), 3.0))
     batched = minijax.vmap(stats.t.logpdf, in_axes=(0, None))(x, 3.0)
     close(batched, ss.t.logpdf(X, 3.0), rtol=5e-5)
     # d/dx logpdf = -(x - loc) / scale**2
