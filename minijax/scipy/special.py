@@ -217,3 +217,55 @@ def log_softmax(x, axis=-1):
     """``x - logsumexp(x, axis)`` (``jax.nn.log_softmax``)."""
     from minijax import nn
     return nn.log_softmax(x, axis=axis)
+
+
+# --- the Hurwitz zeta function and polygamma ----------------------------------------
+__all__ += ["zeta", "polygamma"]
+
+#: Euler-Maclaurin's correction terms: (2k)! / B_2k for k = 1..12.
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``x > 1``, ``q > 0``): ten terms
+    summed, then the Euler-Maclaurin tail with twelve Bernoulli terms."""
+    if q is None:
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None "
+                                  "to compute the Hurwitz Zeta function.")
+    x, q = promote_args_inexact("zeta", x, q)
+    s = _jnp.power(q, -x)
+    a = q
+    b = _jnp.zeros_like(s)
+    for _ in range(9):  # the direct sum, to a = q + 9
+        a = a + 1
+        b = _jnp.power(a, -x)
+        s = s + b
+    w = a
+    s = s + b * w / (x - 1) - 0.5 * b
+    fact, k = _jnp.ones_like(s), 0.0
+    for coefficient in _ZETA_A:  # the tail: B_2k / (2k)! * x (x+1) ... / w^(x + 2k - 1)
+        fact = fact * (x + k)
+        b = b / w
+        s = s + fact * b / coefficient
+        k += 1
+        fact = fact * (x + k)
+        b = b / w
+        k += 1
+    out = _jnp.where((x == 1), np.inf, s)
+    return _jnp.where((x < 1) | (q <= 0), np.nan, out)
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of :func:`digamma`:
+    ``(-1)^(n+1) n! zeta(n + 1, x)`` for ``n >= 1``, :func:`digamma` for ``n = 0``."""
+    n_arr = _jnp.asarray(n)
+    if not np.issubdtype(n_arr.dtype, np.integer):
+        raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
+                         f"{n_arr.dtype}.")
+    n, x = promote_args_inexact("polygamma", n, x)
+    sign = _jnp.where(_jnp.fmod(n, 2) == 0, -1.0, 1.0)
+    factorial = _jnp.exp(gammaln(n + 1))
+    higher = sign * factorial * zeta(n + 1, x)
+    return _jnp.where(n == 0, lax.digamma(x), higher)

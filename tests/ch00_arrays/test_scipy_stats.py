@@ -144,3 +144,19 @@ def test_jit_vmap_and_grad(jit_backend):
     # d/dx logpdf = -(x - loc) / scale**2
     grads = minijax.vmap(minijax.grad(lambda v: stats.norm.logpdf(v, 1.0, 2.0)))(x)
     close(grads, -(X - 1.0) / 4.0)
+
+
+def test_zeta_and_polygamma_against_scipy():
+    x = np.array([1.5, 2.0, 3.0, 4.5, 10.0], np.float32)[:, None]
+    q = np.array([0.1, 0.5, 1.0, 2.5, 20.0], np.float32)[None, :]
+    close(special.zeta(x, q), sp.zeta(x.astype(float), q.astype(float)), rtol=2e-6)
+    xs = np.array([0.3, 1.0, 2.5, 7.0], np.float32)
+    for n in (0, 1, 2, 3):
+        close(special.polygamma(n, xs), sp.polygamma(n, xs.astype(float)), rtol=2e-6)
+    # recorded from JAX 0.10.2
+    assert repr(special.zeta(2.0, 1.0)) == "Array(1.644934, dtype=float32, weak_type=True)"
+    assert repr(special.polygamma(1, 2.5)) == "Array(0.49035776, dtype=float32, weak_type=True)"
+    with pytest.raises(ValueError, match="`n` to polygamma must be of integer type"):
+        special.polygamma(1.0, 2.0)
+    with pytest.raises(NotImplementedError, match="Riemann zeta function not implemented"):
+        special.zeta(2.0)
