@@ -160,3 +160,22 @@ def test_zeta_and_polygamma_against_scipy():
         special.polygamma(1.0, 2.0)
     with pytest.raises(NotImplementedError, match="Riemann zeta function not implemented"):
         special.zeta(2.0)
+
+
+@pytest.mark.parametrize("name", ["i0e", "i1e", "i0", "i1", "erfcx"])
+def test_bessel_and_erfcx_against_scipy(name):
+    x = np.array([-30., -12., -3., -0.5, 0., 0.1, 1., 4.5, 6.5, 10., 14.9, 15.1, 30., 80.],
+                 np.float32)
+    want = getattr(sp, name)(x.astype(np.float64))
+    got = np.asarray(getattr(special, name)(x))
+    finite = np.abs(want) < np.finfo(np.float32).max  # (i0(80) overflows float32: inf)
+    close(got[finite], want[finite], rtol=1e-6)
+    assert np.all(np.isinf(got[~finite]))
+
+
+def test_bessel_printing_as_jax():
+    # recorded from JAX 0.10.2
+    assert repr(special.i0e(1.0)) == "Array(0.46575963, dtype=float32, weak_type=True)"
+    assert repr(special.i1(jnp.array([-1., 2.]))) == \
+        "Array([-0.5651591,  1.5906368], dtype=float32)"
+    assert not special.erfcx(0.5).weak_type
