@@ -28,7 +28,7 @@ from minijax.numpy import (creation, indexing, reductions, shapes, tensor_contra
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
+__all__ = ["norm", "cond", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_power", "matrix_rank",
            "lstsq", "multi_dot", "outer", "cross", "trace", "diagonal", "matmul",
            "matrix_transpose", "vecdot", "tensorinv", "tensorsolve", "SlogdetResult",
@@ -79,9 +79,15 @@ def _matrix_norm(x, ord, row_axis, col_axis, keepdims):
         inner, outer = row_axis, col_axis
     elif ord in (np.inf, -np.inf):  # largest / smallest row sum
         inner, outer = col_axis, row_axis
-    elif ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"jnp.linalg.norm with ord={ord!r} needs a singular value "
-                                  "decomposition, which minijax does not provide.")
+    elif ord in ("nuc", 2, -2):  # from the singular values
+        matrices = shapes.moveaxis(x, (row_axis, col_axis), (-2, -1))
+        values = lax_linalg.svd(matrices, full_matrices=False, compute_uv=False)
+        reduce = {"nuc": reductions.sum, 2: reductions.amax, -2: reductions.amin}[ord]
+        out = reduce(values, axis=-1)
+        if keepdims:
+            for axis in sorted((row_axis, col_axis)):
+                out = lax.expand_dims(out, (axis,))
+        return out
     else:
         raise ValueError(f"Invalid order '{ord}' for matrix norm.")
     if not keepdims and outer > inner:
@@ -265,6 +271,20 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
                          subset_by_index=subset_by_index)
     return SVDResult(*out) if compute_uv else out
+
+
+def cond(x, p=None):
+    """The condition number of ``x``: the ratio of its largest and smallest singular
+    values (``p`` None, 2 or -2), else ``norm(x, p) * norm(inv(x), p)``."""
+    x, = _inexact("jnp.linalg.cond", x)
+    if len(_shape(x)) < 2:
+        raise ValueError(f"jnp.linalg.cond: input array must be at least 2D; got "
+                         f"{len(_shape(x))}D")
+    if p is None or p in (2, -2):
+        values = lax_linalg.svd(x, full_matrices=False, compute_uv=False)
+        big, small = values[..., 0], values[..., -1]
+        return small / big if p == -2 else big / small
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
 
 
 def svdvals(x, /):

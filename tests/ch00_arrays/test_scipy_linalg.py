@@ -120,3 +120,16 @@ def test_under_jit_and_grad(jit_backend):
     a = np.tril(G) + 3 * np.eye(4, dtype=np.float32)
     g = minijax.grad(lambda b: jnp.sum(L.solve_triangular(a, b, lower=True)))(V)
     close(g, np.linalg.solve(a.T, np.ones(4)), rtol=2e-5)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+@pytest.mark.parametrize("axis, keepdims", [((1, 2), False), ((2, 0), True)])
+def test_jnp_matrix_norms_from_singular_values(ord, axis, keepdims):
+    m = rng.normal(size=(3, 4, 5)).astype(np.float32)
+    close(jnp.linalg.norm(m, ord, axis=axis, keepdims=keepdims),
+          np.linalg.norm(m, ord, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, "fro", np.inf])
+def test_jnp_cond(p):
+    close(jnp.linalg.cond(G, p), np.linalg.cond(G, p), rtol=2e-5)
