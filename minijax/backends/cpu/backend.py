@@ -39,7 +39,7 @@ from minijax.backends.cpu.tiered import TieredExecutable, background_compile_opt
 from minijax.backends.cpu.writer import entry_name, generate_source, imported_helpers_text
 from minijax.backends.interpreter import (InterpreterExecutable, InterpreterLowering,
                                           as_output_array)
-from minijax.backends.plan import Target, make_plan, output_sources
+from minijax.backends.plan import Target, make_plan, output_sources, rule_problem
 from minijax.backends.registry import (Backend, Executable, Lowering, register_backend,
                                        report_fallback)
 from minijax.buffers import Buffer
@@ -60,13 +60,11 @@ class CpuTarget(Target):
     """The planner's questions, answered from the rule table :data:`.rules.LOWERINGS`."""
 
     def eqn_problem(self, eqn) -> str | None:
-        rule = LOWERINGS.get(eqn.primitive)
-        if rule is None:
-            return eqn.primitive.name
+        problem = rule_problem(eqn, LOWERINGS)
+        if problem is not None:
+            return problem
+        rule = LOWERINGS[eqn.primitive]
         avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
-        if not rule.complex and any(isinstance(a.dtype, np.dtype) and a.dtype.kind == "c"
-                                    for a in avals):
-            return f"{eqn.primitive.name} on complex numbers"
         if any(is_half(a.dtype) for a in avals) and not self._half_ok(eqn, rule, avals):
             return f"{eqn.primitive.name} on float16"
         return None

@@ -35,7 +35,7 @@ from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cu
 from minijax.backends.cuda.rules import LOWERINGS
 from minijax.backends.cuda.writer import GPU_LAUNCH, SIMULATOR_LAUNCH, generate_module
 from minijax.backends.interpreter import as_output_array
-from minijax.backends.plan import Target, make_plan, output_sources
+from minijax.backends.plan import Target, make_plan, output_sources, rule_problem
 from minijax.backends.registry import Backend, Executable, Lowering, register_backend
 from minijax.primitives import impl_rules
 
@@ -46,13 +46,10 @@ class CudaTarget(Target):
     """The planner's questions, answered from :data:`.rules.LOWERINGS`."""
 
     def eqn_problem(self, eqn) -> str | None:
-        rule = LOWERINGS.get(eqn.primitive)
-        if rule is None:
-            return eqn.primitive.name
-        avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
-        if not rule.complex and any(isinstance(a.dtype, np.dtype) and a.dtype.kind == "c"
-                                    for a in avals):
-            return f"{eqn.primitive.name} on complex numbers"
+        problem = rule_problem(eqn, LOWERINGS)
+        if problem is not None:
+            return problem
+        rule = LOWERINGS[eqn.primitive]
         if any(is_half(a.aval.dtype) for a in [*eqn.invars, *eqn.outvars]) and not (
                 rule.form in ("scalar", "reduction", "dot", "index", "driver")
                 or (rule.form == "kernel" and rule.bits) or eqn.primitive is lax.scatter_p):

@@ -19,6 +19,7 @@ from minijax.backends.plan.buffers import buffer_donors, step_inputs  # noqa: F4
 from minijax.backends.plan.kernel_plan import (Call, Dot, KernelPlan, LoopNest,  # noqa: F401
                                                Target, eqn_header, eqn_text, group,
                                                is_fused, is_reduction, kernel_outputs,
-                                               make_plan, output_sources, sub_plan)
+                                               make_plan, output_sources, rule_problem,
+                                               sub_plan)
 from minijax.backends.plan.passes import (all_eqns, eqn_subjaxprs, hoist_consts,  # noqa: F401
                                           inline_calls, map_subjaxprs, prepare)

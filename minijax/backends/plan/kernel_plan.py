@@ -50,7 +50,8 @@ from minijax.backends.plan.passes import closed_jaxprs_in, eqn_subjaxprs, prepar
 from minijax.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprPpContext, JaxprPpSettings,
                            Var, _dropvars, pp_eqn, pp_jaxpr)
 
-__all__ = ["LoopNest", "Dot", "Call", "KernelPlan", "Target", "make_plan", "sub_plan",
+__all__ = ["LoopNest", "Dot", "Call", "KernelPlan", "Target", "rule_problem", "make_plan",
+           "sub_plan",
            "eqn_text", "eqn_header", "is_fused", "is_reduction", "kernel_outputs",
            "output_sources"]
 
@@ -219,6 +220,19 @@ class Target:
 
     def extended_problem(self, dtype, eqns) -> str | None:
         return f"dtype {dtype}"
+
+
+def rule_problem(eqn, table) -> str | None:
+    """What every target checks first: ``eqn``'s primitive has a rule in ``table``,
+    and, if an operand or result is complex, the rule says it handles complex
+    numbers (``rule.complex``). ``None`` when both hold."""
+    rule = table.get(eqn.primitive)
+    if rule is None:
+        return eqn.primitive.name
+    if not rule.complex and any(isinstance(a.aval.dtype, np.dtype) and a.aval.dtype.kind == "c"
+                                for a in [*eqn.invars, *eqn.outvars]):
+        return f"{eqn.primitive.name} on complex numbers"
+    return None
 
 
 def make_plan(closed_jaxpr: ClosedJaxpr, target: Target) -> KernelPlan:
