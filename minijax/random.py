@@ -655,3 +655,168 @@ def _logistic(key, shape, dtype):
     _check_shape("logistic", shape)
     x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+# =============================================================================
+# More samplers: transforms of uniform and normal draws, as JAX computes them
+# (the same draws and the same arithmetic, so the same samples as JAX's)
+# =============================================================================
+__all__ += ["cauchy", "rademacher", "pareto", "weibull_min", "rayleigh", "maxwell",
+            "double_sided_maxwell", "triangular", "lognormal", "geometric"]
+
+
+def _param_shape(name: str, shape, *params):
+    """``shape``, or the parameters' broadcast shape when it is None (checked)."""
+    shapes = [np.shape(p) for p in params]
+    if shape is None:
+        return tuple(lax.broadcast_shapes(*shapes)) if shapes else ()
+    shape = canonicalize_shape(shape)
+    _check_shape(name, shape, *shapes)
+    return shape
+
+
+def cauchy(key, shape=(), dtype=None):
+    """Cauchy floats: ``tan(pi (u - 1/2))`` for ``u`` uniform in ``[eps, 1)``."""
+    key, _ = _check_prng_key("cauchy", key)
+    dtype = _float_dtype("cauchy", dtype)
+    return _cauchy(key, canonicalize_shape(shape), dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _cauchy(key, shape, dtype):
+    _check_shape("cauchy", shape)
+    u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.)
+    return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
+
+
+def rademacher(key, shape=(), dtype=None):
+    """-1 or 1, each with probability 1/2 (an integer dtype by default)."""
+    key, _ = _check_prng_key("rademacher", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+    return _rademacher(key, canonicalize_shape(shape), dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _rademacher(key, shape, dtype):
+    samples = bernoulli(key, 0.5, shape).astype(dtype)
+    return (2 * samples - 1).astype(dtype)
+
+
+def pareto(key, b, shape=None, dtype=None):
+    """Pareto floats on ``[1, inf)``: ``exp(e / b)`` for ``e`` exponential."""
+    key, _ = _check_prng_key("pareto", key)
+    dtype = _float_dtype("pareto", dtype)
+    return _pareto(key, b, _param_shape("pareto", shape, b), dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
+    b = lax.convert_element_type(b, dtype)
+    return lax.exp(exponential(key, shape, dtype) / b)
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull floats by the inverse CDF: ``(-log1p(-u))^(1/concentration) * scale``."""
+    key, _ = _check_prng_key("weibull_min", key)
+    dtype = _float_dtype("weibull_min", dtype)
+    return _weibull_min(key, scale, concentration, canonicalize_shape(shape), dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
+    u = uniform(key, shape, dtype, minval=0, maxval=1)
+    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+def rayleigh(key, scale, shape=None, dtype=None):
+    """Rayleigh floats: ``scale * sqrt(-2 log u)``."""
+    key, _ = _check_prng_key("rayleigh", key)
+    dtype = _float_dtype("rayleigh", dtype)
+    return _rayleigh(key, scale, _param_shape("rayleigh", shape, scale), dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
+    u = uniform(key, shape, dtype)
+    scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(scale, -2))))
+
+
+def maxwell(key, shape=(), dtype=None):
+    """One-sided Maxwell floats: the length of a standard normal 3-vector."""
+    key, _ = _check_prng_key("maxwell", key)
+    dtype = _float_dtype("maxwell", dtype)
+    return _maxwell(key, canonicalize_shape(shape), dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _maxwell(key, shape, dtype):
+    return jnp.linalg.norm(normal(key, shape + (3,), dtype), axis=-1)
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Maxwell floats with a random sign, shifted by ``loc`` and scaled by ``scale``
+    (the parameters' shape is appended to ``shape``)."""
+    key, _ = _check_prng_key("double_sided_maxwell", key)
+    dtype = _float_dtype("double_sided_maxwell", dtype)
+    return _double_sided_maxwell(key, loc, scale, canonicalize_shape(shape), dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+    params = tuple(lax.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    shape = (shape or params) + params  # JAX's: the parameters' shape, once more
+    maxwell_key, sign_key = _split(key)
+    draws = maxwell(maxwell_key, shape, dtype)
+    sign = rademacher(sign_key, shape, dtype)
+    return sign * draws * scale + loc
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular floats on ``[left, right]`` peaking at ``mode`` (the inverse CDF)."""
+    key, _ = _check_prng_key("triangular", key)
+    dtype = _float_dtype("triangular", dtype)
+    shape = _param_shape("triangular", shape, left, mode, right)
+    return _triangular(key, left, mode, right, shape, dtype)
+
+
+@partial(jit, static_argnums=(4, 5))
+def _triangular(key, left, mode, right, shape, dtype):
+    left, mode, right = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+                         for v in (left, mode, right))
+    u = uniform(key, shape, dtype)
+    below = left + lax.sqrt(u * (right - left) * (mode - left))
+    above = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < (mode - left) / (right - left), below, above)
+
+
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    """Log-normal floats: ``exp(sigma * normal)``."""
+    key, _ = _check_prng_key("lognormal", key)
+    dtype = _float_dtype("lognormal", dtype)
+    return _lognormal(key, sigma, _param_shape("lognormal", shape, sigma), dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _lognormal(key, sigma, shape, dtype):
+    sigma = lax.convert_element_type(sigma, dtype)
+    return lax.exp(normal(key, shape, dtype) * sigma)
+
+
+def geometric(key, p, shape=None, dtype=None):
+    """Geometric integers ``1, 2, ...``: ``floor(log u / log(1 - p)) + 1``."""
+    key, _ = _check_prng_key("geometric", key)
+    check_arraylike("geometric", p)
+    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    return _geometric(key, p, _param_shape("geometric", shape, p), dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _geometric(key, p, shape, dtype):
+    p, = promote_dtypes_inexact(p)
+    u = uniform(key, shape, p.dtype)
+    u = jnp.where(u == 0, 1, u)  # (JAX maps u = 0 to 1, keeping its other samples)
+    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
+    return (lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1).astype(dtype)
