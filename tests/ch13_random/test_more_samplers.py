@@ -56,7 +56,7 @@ def test_jaxs_samples(jit_backend, name, seed):
 
 
 def test_maxwell_within_an_ulp_of_jax():
-    # recorded from JAX 0.10.2; the norm of a 3-vector is summed in a different order
+    # recorded from JAX 0.10.2; the norm rounds its sum of squares differently from XLA
     np.testing.assert_allclose(np.asarray(r.maxwell(r.key(0), (2,))),
                                [2.6310966, 0.99103284], rtol=3e-7)
 
