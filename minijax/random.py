@@ -820,3 +820,28 @@ def _geometric(key, p, shape, dtype):
     u = jnp.where(u == 0, 1, u)  # (JAX maps u = 0 to 1, keeping its other samples)
     log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
     return (lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1).astype(dtype)
+
+
+__all__ += ["orthogonal"]
+
+
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
+    """An ``n x m`` matrix (``m = n`` by default) with orthonormal columns (or rows),
+    uniform over the orthogonal group: the ``q`` of a normal matrix's QR, each
+    column's sign fixed by ``r``'s diagonal (JAX's construction and draws)."""
+    m_ = n if m is None else m
+    shape = canonicalize_shape(shape)
+    key, _ = _check_prng_key("orthogonal", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+    _check_shape("orthogonal", shape)
+    n = int(concrete_or_error(n, "The error occurred in jax.random.orthogonal()"))
+    m_ = int(concrete_or_error(m_, "The error occurred in jax.random.orthogonal()"))
+    return _orthogonal(key, n, m_, shape, dtype)
+
+
+@partial(jit, static_argnums=(1, 2, 3, 4))
+def _orthogonal(key, n, m, shape, dtype):
+    z = normal(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r_ = jnp.linalg.qr(z)
+    x = q * jnp.expand_dims(jnp.sign(jnp.linalg.diagonal(r_)), -2)
+    return jnp.swapaxes(x, -1, -2) if n < m else x

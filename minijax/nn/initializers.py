@@ -149,3 +149,26 @@ for _fun, _name in [(glorot_uniform, "glorot_uniform"), (glorot_normal, "glorot_
                     (he_uniform, "he_uniform"), (he_normal, "he_normal")]:
     _fun.__name__ = _fun.__qualname__ = _name
 del _fun, _name
+
+
+__all__ += ["orthogonal"]
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of (semi-)orthogonal matrices: ``random.orthogonal`` of the
+    shape's rows against its ``column_axis``, reshaped back, times ``scale``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError
+        dtype = _float_dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(dim == 0 for dim in shape):
+            return jnp.zeros(shape, dtype=dtype)
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = random.orthogonal(key, n_rows, (), dtype, n_cols)
+        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        q = jnp.moveaxis(q, -1, column_axis)
+        return jnp.array(scale, dtype) * q
+    return init

@@ -67,3 +67,31 @@ def test_errors_as_jax():
     # (JAX 0.10.2's message)
     with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: shapes=\[\(2,\), \(3,\)\]"):
         r.pareto(r.key(0), np.ones(3, np.float32), shape=(2,))
+
+
+def test_orthogonal_as_jax(jit_backend):
+    # recorded from JAX 0.10.2
+    want_square = [[0.9554101228713989, 0.2941357493400574, 0.02599557861685753],
+                   [-0.04628981649875641, 0.2361408770084381, -0.9706156253814697],
+                   [-0.2916313707828522, 0.9261326193809509, 0.23922686278820038]]
+    want_wide = [[-0.12034642696380615, -0.10596386343240738, 0.9870604872703552],
+                 [0.5959597826004028, -0.8029000759124756, -0.013531863689422607]]
+    square = r.orthogonal(r.key(0), 3)
+    np.testing.assert_allclose(np.asarray(square), want_square, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(square) @ np.asarray(square).T, np.eye(3), atol=1e-6)
+    np.testing.assert_allclose(np.asarray(r.orthogonal(r.key(1), 2, m=3)), want_wide,
+                               rtol=1e-6, atol=1e-7)
+    assert r.orthogonal(r.key(0), 4, shape=(2,)).shape == (2, 4, 4)
+
+
+def test_orthogonal_initializer_as_jax():
+    # recorded from JAX 0.10.2 (rounded to 6 decimals)
+    want = [[[-1.541939, 0.85533, 0.001758, 0.925015], [-0.626547, -0.0397, -1.293206, -1.011642],
+             [-0.856396, -1.377999, -0.136036, -0.233806]],
+            [[-0.556301, -0.815883, 1.16782, -0.055641], [0.03862, 0.218541, 0.677036, -0.496606],
+             [0.430682, -0.80903, -0.697802, 1.347795]]]
+    got = minijax.nn.initializers.orthogonal(2.0)(r.key(3), (2, 3, 4))
+    assert got.shape == (2, 3, 4) and got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), want, atol=2e-6)
+    with pytest.raises(ValueError, match="orthogonal initializer requires at least a 2D shape"):
+        minijax.nn.initializers.orthogonal()(r.key(0), (3,))
