@@ -35,6 +35,7 @@ from minijax.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F
 import minijax.custom_derivatives  # noqa: F401,E402  (ch07: SymbolicZero)
 import minijax.control_flow  # noqa: F401,E402  (ch08: registers lax.cond, lax.scan, ...)
 import minijax.scipy.incomplete_gamma  # noqa: F401,E402  (ch08: gammainc, gammaincc)
+import minijax.scipy.incomplete_beta  # noqa: F401,E402  (ch08: betainc)
 import minijax.backends.cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 import minijax.backends.cuda  # noqa: F401,E402  (ch10: the "cuda" backend, with the cuda extra)
 import minijax.runtime  # noqa: F401,E402  (ch11: dispatch returns futures)

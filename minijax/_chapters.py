@@ -126,6 +126,7 @@ MODULES = {
     "minijax.control_flow.loops": 8,
     "minijax.control_flow.associative": 8,
     "minijax.scipy.incomplete_gamma": 8,
+    "minijax.scipy.incomplete_beta": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.passes": 9,
