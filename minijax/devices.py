@@ -79,6 +79,7 @@ def _all_cpu_devices() -> list[Device]:
 #: or the user chose it with ``JAX_PLATFORMS``).
 _platforms: dict[str, tuple] = {}
 _default: list = []  # the default device, once known
+_present_cache: list = []  # other_platforms_present(), once known
 
 
 def register_platform(platform: str, devices_fn, is_default_fn, aliases=()) -> None:
@@ -87,6 +88,7 @@ def register_platform(platform: str, devices_fn, is_default_fn, aliases=()) -> N
     says whether it is the default platform. Asked on first use only."""
     _platforms[platform] = (tuple(aliases), devices_fn, is_default_fn)
     _default.clear()
+    _present_cache.clear()
 
 
 def _platform_name(backend: str) -> str:
@@ -124,8 +126,11 @@ def default_device() -> Device:
 
 
 def other_platforms_present() -> bool:
-    """Has a platform besides the CPU been registered (so an Array may live elsewhere)?"""
-    return bool(_platforms)
+    """Does a platform besides the CPU have devices (so an Array may live elsewhere)?
+    Asked on every jitted call: answered once (device lists are fixed at first use)."""
+    if not _present_cache:
+        _present_cache.append(any(_platform_devices(p) for p in _platforms))
+    return _present_cache[0]
 
 
 # --- the device queries of the ``jax`` namespace -----------------------------

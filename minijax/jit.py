@@ -177,7 +177,7 @@ def device_of_backend(backend):
     """Where a call on ``backend`` runs when no device is named: ``None`` (where the
     inputs live) for the default platform, else that platform's first device
     (``jit(f, backend="cuda")`` on host inputs runs on the GPU)."""
-    if not other_platforms_present() or backend.platform in ("cpu", default_platform()):
+    if backend.platform in ("cpu", default_platform()):
         return None
     return devices(backend.platform)[0]
 

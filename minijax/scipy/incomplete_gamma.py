@@ -66,7 +66,6 @@ def gammainc(a, x):
     """The regularized lower incomplete gamma function ``P(a, x)``: 0 at ``x = 0``,
     NaN for ``a <= 0`` or ``x < 0`` (as SciPy and JAX)."""
     a, x = promote_args_inexact("gammainc", a, x)
-    a, x = _jnp.broadcast_arrays(a, x)
     p_series, q_fraction, use_series = _igamma_parts(a, x)
     p = _jnp.where(use_series, p_series, 1 - q_fraction)
     p = _jnp.where(x == 0, 0.0, _jnp.where(x == np.inf, 1.0, p))
@@ -76,7 +75,6 @@ def gammainc(a, x):
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
     a, x = promote_args_inexact("gammaincc", a, x)
-    a, x = _jnp.broadcast_arrays(a, x)
     p_series, q_fraction, use_series = _igamma_parts(a, x)
     q = _jnp.where(use_series, 1 - p_series, q_fraction)
     q = _jnp.where(x == 0, 1.0, _jnp.where(x == np.inf, 0.0, q))

@@ -12,14 +12,11 @@ from __future__ import annotations
 import minijax.numpy as jnp
 from minijax import lax
 from minijax.numpy import linalg as jnp_linalg
+from minijax.numpy.linalg import _H  # the conjugate transpose
 from minijax.numpy.util import promote_dtypes_inexact
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
            "lu_solve", "qr", "svd", "eigh", "det", "inv", "solve", "block_diag", "expm"]
-
-
-def _H(x):
-    return jnp.conj(jnp.swapaxes(x, -1, -2))
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):

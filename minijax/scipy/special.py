@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import minijax.numpy as _jnp  # the jnp namespace, for readable composites
 from minijax import lax
 from minijax.abstract_arrays import get_aval
 from minijax.numpy import reductions, ufuncs
@@ -85,8 +86,6 @@ def logit(x):
 # =============================================================================
 # More of jax.scipy.special: composites of the primitives above
 # =============================================================================
-import minijax.numpy as _jnp  # noqa: E402  (the jnp namespace, for readable composites)
-
 __all__ += ["xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "ndtri", "log_ndtr",
             "betaln", "digamma", "softmax", "log_softmax"]
 
@@ -127,7 +126,7 @@ def kl_div(p, q):
                       _jnp.where((p == 0) & (q >= 0), q, np.inf))
 
 
-def _float_input(name: str, x, *, docstring_hint: bool = True):
+def _float_input(x, *, docstring_hint: bool = True):
     """``x`` as a (strongly typed) float32/float64 array: the normal-distribution
     functions refuse other dtypes with JAX's error."""
     x = _jnp.asarray(x)
@@ -140,8 +139,8 @@ def _float_input(name: str, x, *, docstring_hint: bool = True):
 def ndtr(x):
     """The standard normal CDF, ``(1 + erf(x / sqrt 2)) / 2``, with ``erfc`` in the
     tails (so ``ndtr(-10)`` is not 0)."""
-    x = _float_input("ndtr", x)
-    w = x * np.float32(np.sqrt(0.5)).astype(x.dtype)
+    x = _float_input(x)
+    w = x * float(np.sqrt(0.5))  # a Python float: x's dtype
     z = _jnp.abs(w)
     y = _jnp.where(z < np.sqrt(0.5), 1.0 + erf(w),
                    _jnp.where(w > 0, 2.0 - erfc(z), erfc(z)))
@@ -155,7 +154,7 @@ _LOG_NDTR_BOUNDS = {np.dtype(np.float32): (-10.0, 5.0), np.dtype(np.float64): (-
 
 def log_ndtr(x, series_order: int = 3):
     """``log(ndtr(x))``, accurate far into both tails."""
-    x = _float_input("log_ndtr", x, docstring_hint=False)
+    x = _float_input(x, docstring_hint=False)
     lower, upper = _LOG_NDTR_BOUNDS[np.dtype(x.dtype)]
     # far right: log(1 - ndtr(-x)) ~ -ndtr(-x); middle: the log of the CDF
     right = -ndtr(-_jnp.where(x > upper, x, upper))
@@ -177,7 +176,7 @@ def ndtri(p):
     """The inverse of :func:`ndtr`: ``sqrt(2) * erfinv(2p - 1)``, refined by three
     Newton steps on ``log_ndtr`` (so tiny ``p`` keep their precision); ``-inf``
     at 0, ``inf`` at 1, NaN outside ``[0, 1]``."""
-    p = _float_input("ndtri", p)
+    p = _float_input(p)
     dt = p.dtype
     lower = p < 0.5
     q = _jnp.where(lower, p, 1 - p)  # solve in the lower tail: x = -ndtri(1 - p) above

@@ -25,6 +25,7 @@ import numpy as np
 from minijax.backends.cuda.platform import numba_cuda, simulator
 from minijax.backends.cpu.syntax import is_threefry_key
 from minijax.buffers import Buffer
+from minijax.dispatch import to_numpy
 
 __all__ = ["CudaBuffer", "to_device", "device_array_of", "recorded_event"]
 
@@ -135,7 +136,6 @@ def device_array_of(x, aval, device):
         if buffer._error is not None:
             raise buffer._error
         return buffer.device_data
-    from minijax.dispatch import to_numpy
     value = to_numpy(x)
     if is_threefry_key(aval.dtype):  # a kernel takes a key array's key data
         return to_device(np.ascontiguousarray(value["threefry2x32"]), device)

@@ -19,6 +19,7 @@ separated list of platforms in order of preference. ``"cpu"`` hides the GPU;
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib
 import importlib.util
 import os
@@ -68,10 +69,6 @@ class CudaDevice(Device):
         from minijax.backends.cuda.eager import run_primitive
         return run_primitive(self, prim, args, params, avals_out)
 
-    def synchronize(self) -> None:
-        """Wait for everything queued on the device."""
-        if self._cuda_stream is not None:
-            self._cuda_stream.synchronize()
 
 
 def simulator() -> bool:
@@ -106,29 +103,21 @@ def _selected() -> list[str] | None:
     return ["gpu" if p.strip() in ("cuda", "gpu") else p.strip() for p in value.split(",")]
 
 
-_devices: list[CudaDevice] = []
-_probed: list[bool] = []
-
-
-def gpu_devices() -> list[CudaDevice]:
-    """The GPUs (made on first call): the simulator's one, the driver's, or none."""
-    if _probed:
-        return _devices
-    _probed.append(True)
+@functools.cache
+def gpu_devices() -> tuple[CudaDevice, ...]:
+    """The GPUs (found on the first call): the simulator's one, the driver's, or none."""
     selected = _selected()
-    if selected is not None and "gpu" not in selected:
-        return _devices  # jax_platforms="cpu": the GPU is hidden
-    if not _installed():
-        return _devices
+    if (selected is not None and "gpu" not in selected) or not _installed():
+        return ()  # jax_platforms="cpu" hides the GPU; no cuda extra, no GPU
     if simulator():
-        _devices.append(CudaDevice(0, "CUDA simulator"))
-    elif _driver_present():
-        cuda = numba_cuda()
-        if cuda.is_available():
-            for gpu in cuda.gpus:
-                name = gpu.name.decode() if isinstance(gpu.name, bytes) else str(gpu.name)
-                _devices.append(CudaDevice(gpu.id, name))
-    return _devices
+        return (CudaDevice(0, "CUDA simulator"),)
+    if not _driver_present():
+        return ()
+    cuda = numba_cuda()
+    if not cuda.is_available():
+        return ()
+    return tuple(CudaDevice(gpu.id, gpu.name.decode() if isinstance(gpu.name, bytes)
+                            else str(gpu.name)) for gpu in cuda.gpus)
 
 
 def gpu_is_default() -> bool:

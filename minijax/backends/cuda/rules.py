@@ -36,7 +36,7 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu.rules import LOWERINGS as CPU_LOWERINGS
 from minijax.backends.cpu.rules import Rule, ScalarContext
-from minijax.backends.cpu.syntax import cast, data_shape, int_views, kind, literal, np_dtype
+from minijax.backends.cpu.syntax import cast, data_shape, int_views, kind, literal
 from minijax.backends.cuda import helpers
 from minijax.checkpoint import name_p, remat_p
 from minijax.control_flow.conditionals import cond_p
@@ -108,9 +108,9 @@ def _sign(c, x):
 
 
 def _abs(c, x):
-    """``abs``: of a complex number, its (float) modulus."""
-    if kind(c.out_dtype) == "f":
-        return cast(c.out_dtype, f"abs({x})") if c.is_complex else f"abs({x})"
+    """``abs``; cast back for integers and for a complex number's (float) modulus."""
+    if kind(c.out_dtype) == "f" and not c.is_complex:
+        return f"abs({x})"
     return cast(c.out_dtype, f"abs({x})")
 
 
@@ -153,23 +153,9 @@ def _atan2(c, x, y):
     return cast(c.out_dtype, f"math.atan2({x}, {y})")
 
 
-def _floor_ceil(fn: str):
-    def rule(c, x):
-        return cast(c.out_dtype, f"math.{fn}({x})")
-    return rule
-
-
 def _round(c, x):
     name = "_rint" if c.eqn.params["rounding_method"] == 1 else "_round_away"
     return cast(c.out_dtype, f"{c.helper(name)}({x})")
-
-
-def _erf_inv(c, x):
-    """XLA's float32 algorithm (``random.normal`` must give the CPU's samples)."""
-    if c.out_dtype != np.float32:
-        raise NotImplementedError(f"erf_inv on {c.out_dtype}")
-    w, poly, end = (c.helper(h) for h in ("_erf_inv_w", "_erf_inv_poly", "_erf_inv_end"))
-    return f"{end}({x}, {poly}({w}({x})))"
 
 
 def _population_count(c, x):
@@ -206,8 +192,8 @@ register(lax.rem_p, _rem, "scalar")
 register(lax.abs_p, _abs, "scalar", complex=True)
 register(lax.conj_p, _conj, "scalar", complex=True)
 register(lax.pow_p, _pow, "scalar")
-register(lax.floor_p, _floor_ceil("floor"), "scalar")
-register(lax.ceil_p, _floor_ceil("ceil"), "scalar")
+register(lax.floor_p, _math("floor"), "scalar")
+register(lax.ceil_p, _math("ceil"), "scalar")
 register(lax.round_p, _round, "scalar")
 register(lax.is_finite_p, _is_finite, "scalar")
 register(lax.population_count_p, _population_count, "scalar")
@@ -238,7 +224,7 @@ register(lax.atanh_p, _math("atanh"), "scalar")
 register(lax.erf_p, _math("erf"), "scalar")
 register(lax.erfc_p, _math("erfc"), "scalar")
 register(lax.lgamma_p, _math("lgamma"), "scalar")
-register(lax.erf_inv_p, _erf_inv, "scalar")
+same_as_cpu(lax.erf_inv_p)  # XLA's float32 algorithm: its helpers have CUDA versions
 
 
 # =============================================================================
@@ -858,7 +844,7 @@ def _qr(w, eqn) -> None:
         emit(f"        norm2_v += {W('i_q', 'j_q')} * {W('i_q', 'j_q')}")
         emit(f"    tau_v = {zero}")
         emit(f"    if norm2_v != {zero}:")
-        emit(f"        beta_v = -math.copysign(math.sqrt(alpha_v * alpha_v + norm2_v), alpha_v)")
+        emit("        beta_v = -math.copysign(math.sqrt(alpha_v * alpha_v + norm2_v), alpha_v)")
         emit("        tau_v = (beta_v - alpha_v) / beta_v")
         emit(f"        scale_v = {one} / (alpha_v - beta_v)")
         emit(f"        for i_q in range(j_q + 1, {m}):")
@@ -1035,7 +1021,7 @@ def _top_k(w, eqn) -> None:
     def body():
         idx = _at("t_flat", rows_shape)
         at = lambda a, j: w.read(a, [j if d == axis else i for d, i in enumerate(idx)])  # noqa
-        w.emit(f"prev_i = -1  # the last pick: the next comes after it", w.text(eqn))
+        w.emit("prev_i = -1  # the last pick: the next comes after it", w.text(eqn))
         w.emit(f"prev_v = {at(x, '0')}")
         w.emit(f"for j_k in range({k}):")
         w.emit("    best_i = -1")

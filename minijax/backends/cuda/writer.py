@@ -307,7 +307,7 @@ class CudaWriter:
         for v in step.stores:
             self.allocate(v)
         names = self.grid_stride(shape)
-        local = self.body(step.eqns, names, shape)
+        local, _ = self.body(step.eqns, names, shape)
         for v in step.stores:
             self.emit(f"{self.read(v, names)} = {stored(v, local[v])}")
         self.end_grid_stride()
@@ -315,8 +315,9 @@ class CudaWriter:
         self.kernel(what, self.nest_params(step), (self.blocks_for(size),),
                     (self.launch.threads,), self.lines)
 
-    def body(self, eqns, idx, shape) -> dict:
-        """Each equation's element, in registers: value -> its local name."""
+    def body(self, eqns, idx, shape):
+        """Each equation's element, in registers: ``(local, operand)``, where ``local``
+        maps a value to its local name and ``operand(atom)`` is an atom's element."""
         local: dict = {}
 
         def operand(a):
@@ -334,8 +335,7 @@ class CudaWriter:
                 expr = f"np.float32(np.float16({expr}))"  # a float16 result: round it
             self.emit(f"{name} = {expr}", self.text(eqn))
             local[out] = name
-        local["operand"] = operand
-        return local
+        return local, operand
 
     def nest_params(self, step, extra=()) -> list:
         eqns = step.eqns + ([step.reduction] if step.reduction is not None else [])
@@ -399,10 +399,10 @@ class CudaWriter:
         for d, i in enumerate(idx):
             if i != "0":
                 self.emit(f"i{d} = {i}")
-        local = self.body(step.eqns, names, shape)
+        local, operand = self.body(step.eqns, names, shape)
         for v in step.stores:
             self.emit(f"{self.read(v, names)} = {stored(v, local[v])}")
-        x = local["operand"](eqn.invars[0])
+        x = operand(eqn.invars[0])
         if arg:
             axis = names[eqn.params["axes"][0]]
             self.emit(f"if acc_index == -1 or {rule.fn(ctx, 'acc_v', x)}:")
@@ -479,7 +479,7 @@ class CudaWriter:
             for flat, dims in groups:
                 for d, i in zip(dims, unravel(flat, [shape[d] for d in dims])):
                     idx[d] = i
-            return self.read(x, idx) if shape else self.read(x, [])
+            return self.read(x, idx)
 
         self.emit(f"# {self.text(eqn)}")
         self.emit(f"# (B, M, K, N) = ({B}, {M}, {K}, {N}): out[b, m, n] = sum_k "

@@ -5,6 +5,7 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax.scipy import special
+from minijax.scipy.stats import gamma
 from minijax.scipy.stats._common import outside, promote, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -25,10 +26,9 @@ def pdf(x, df, loc=0, scale=1):
 
 
 def cdf(x, df, loc=0, scale=1):
-    """``gammainc(df / 2, z / 2)``."""
+    """The gamma distribution's: shape ``df / 2``, scale ``2 * scale``."""
     x, df, loc, scale = promote("chi2.cdf", x, df, loc, scale)
-    z = standardize(x, loc, scale)
-    return special.gammainc(0.5 * df, 0.5 * jnp.maximum(z, 0))
+    return gamma.cdf(x, 0.5 * df, loc, 2 * scale)
 
 
 def logcdf(x, df, loc=0, scale=1):
@@ -37,8 +37,7 @@ def logcdf(x, df, loc=0, scale=1):
 
 def sf(x, df, loc=0, scale=1):
     x, df, loc, scale = promote("chi2.sf", x, df, loc, scale)
-    z = standardize(x, loc, scale)
-    return special.gammaincc(0.5 * df, 0.5 * jnp.maximum(z, 0))
+    return gamma.sf(x, 0.5 * df, loc, 2 * scale)
 
 
 def logsf(x, df, loc=0, scale=1):
