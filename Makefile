@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-cuda-simulator lab bench clean test-ch%
+.PHONY: demo test test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ test-cuda-simulator: $(VENV)/.installed-test
 	rm -rf $(CUDA_KERNELS)
 	NUMBA_ENABLE_CUDASIM=1 MINIJAX_RECORD_CUDA=$(CUDA_KERNELS) $(PY) -m pytest $(CUDA_SIM_SUITE) -k "$(CUDA_SIM_TESTS)"
 	MINIJAX_RECORD_CUDA=$(CUDA_KERNELS) $(PY) -m pytest tests/ch10_cuda/test_recorded_ptx.py
+
+# On a machine with a GPU: chapter 10's tests and the same subset of the shared
+# suite with the "cuda" backend, the kernels run on the GPU (no size limits).
+test-cuda-gpu: $(VENV)/.installed-test
+	MINIJAX_TEST_GPU=1 $(PY) -m pytest $(CUDA_SIM_SUITE) -k cuda $(PYTEST_ARGS)
 
 # make test-ch04 runs chapter 04's tests (and its notebook)
 test-ch%: $(VENV)/.installed-test

@@ -43,8 +43,10 @@ except ImportError:  # pragma: no cover
 # Chapter 10: under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Python
 # starts) the suite gains a third backend, "cuda": ``make test`` runs a chosen,
 # fast subset of the shared suite with it (SIMULATOR_SUBSET in the Makefile).
+# On a real GPU, ``MINIJAX_TEST_GPU=1`` (``make test-cuda-gpu``) does the same.
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
-JIT_BACKENDS = ("cpu", "interpreter") + (("cuda",) if SIMULATOR else ())
+REAL_GPU = os.environ.get("MINIJAX_TEST_GPU", "0") not in ("", "0")
+JIT_BACKENDS = ("cpu", "interpreter") + (("cuda",) if SIMULATOR or REAL_GPU else ())
 
 
 @pytest.fixture(params=JIT_BACKENDS)

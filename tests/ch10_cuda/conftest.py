@@ -8,6 +8,10 @@
   compare with NumPy and with the CPU backend; the PTX tests skip (the
   simulator has no ``compile_ptx``).
 
+- On a real GPU, with ``MINIJAX_TEST_GPU=1`` (``make test-cuda-gpu``): the
+  kernels run on the GPU instead of the simulator, and the PTX tests run too
+  (for the GPU's own compute capability where they ask for it).
+
 Everything skips when the ``cuda`` extra is not installed.
 """
 import importlib.util
@@ -22,10 +26,20 @@ HAVE_CUDA_EXTRA = importlib.util.find_spec("numba_cuda") is not None
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 needs_extra = pytest.mark.skipif(not HAVE_CUDA_EXTRA, reason="the cuda extra is not installed")
+REAL_GPU = os.environ.get("MINIJAX_TEST_GPU", "0") not in ("", "0") and not SIMULATOR
+RUNS_KERNELS = SIMULATOR or REAL_GPU
+
+runs_kernels = pytest.mark.skipif(
+    not RUNS_KERNELS, reason="runs kernels: on the CUDA simulator (NUMBA_ENABLE_CUDASIM=1, "
+    "make test does) or on a GPU (MINIJAX_TEST_GPU=1, make test-cuda-gpu)")
 simulator_only = pytest.mark.skipif(
-    not SIMULATOR, reason="run on the CUDA simulator: NUMBA_ENABLE_CUDASIM=1 (make test does)")
+    not SIMULATOR, reason="what the CUDA simulator does: NUMBA_ENABLE_CUDASIM=1 (make test does)")
+gpu_only = pytest.mark.skipif(
+    not REAL_GPU, reason="what a real GPU does: MINIJAX_TEST_GPU=1 (make test-cuda-gpu)")
 ptx_only = pytest.mark.skipif(
     SIMULATOR, reason="the CUDA simulator compiles no PTX (run without NUMBA_ENABLE_CUDASIM)")
+no_gpu_only = pytest.mark.skipif(
+    RUNS_KERNELS, reason="what a machine without a GPU does")
 
 
 if HAVE_CUDA_EXTRA:

@@ -1,6 +1,6 @@
 """Chapter 10: what a user of the GPU sees — devices, placement, transfers,
-the AOT stages, and errors — on the CUDA simulator (and, without it, the
-errors and stages that need no GPU)."""
+the AOT stages, and errors — on the CUDA simulator or a GPU (and, without
+either, the errors and stages that need no GPU)."""
 import subprocess
 import sys
 import warnings
@@ -11,7 +11,8 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 
-from tests.ch10_cuda.conftest import cuda_jit, needs_extra, ptx_only, simulator_only
+from tests.ch10_cuda.conftest import (REAL_GPU, cuda_jit, gpu_only, needs_extra, no_gpu_only,
+                                      ptx_only, runs_kernels, simulator_only)
 
 pytestmark = needs_extra
 
@@ -25,7 +26,16 @@ def test_the_simulator_gives_one_gpu_but_the_default_stays_the_cpu():
     assert jax.device_count("gpu") == 1
 
 
-@simulator_only
+@gpu_only
+def test_a_real_gpu_is_the_default():
+    gpus = jax.devices("gpu")
+    assert jax.default_backend() == "gpu" and jax.devices()[0] == gpus[0]
+    y = jax.jit(lambda x: x + 1)(np.ones(3, np.float32))
+    assert y.device == gpus[0]
+    np.testing.assert_array_equal(np.asarray(y), np.full(3, 2, np.float32))
+
+
+@runs_kernels
 def test_device_put_copies_to_the_gpu_and_back():
     gpu = jax.devices("gpu")[0]
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -40,7 +50,7 @@ def test_device_put_copies_to_the_gpu_and_back():
     assert jax.device_put(3.0, gpu).dtype == np.float32  # canonicalized, weak as on the CPU
 
 
-@simulator_only
+@runs_kernels
 def test_computations_on_gpu_arrays_run_there():
     gpu = jax.devices("gpu")[0]
     x = jax.device_put(np.linspace(-1, 1, 10, dtype=np.float32), gpu)
@@ -53,7 +63,7 @@ def test_computations_on_gpu_arrays_run_there():
     np.testing.assert_allclose(np.asarray(z), np.tanh(np.asarray(y)) * 2, rtol=1e-6)
 
 
-@simulator_only
+@runs_kernels
 def test_jit_device_runs_host_inputs_on_the_gpu():
     gpu = jax.devices("gpu")[0]
     with warnings.catch_warnings():
@@ -65,7 +75,7 @@ def test_jit_device_runs_host_inputs_on_the_gpu():
     np.testing.assert_array_equal(np.asarray(out), np.full((3, 2), 9, np.float32))
 
 
-@simulator_only
+@runs_kernels
 def test_outputs_that_are_inputs_or_literals():
     x = np.arange(3, dtype=np.float32)
     a, two, double = cuda_jit(lambda x: (x, 2.0, x * 2))(x)
@@ -74,12 +84,12 @@ def test_outputs_that_are_inputs_or_literals():
     np.testing.assert_array_equal(np.asarray(double), x * 2)
 
 
-@simulator_only
+@runs_kernels
 def test_an_integer_program_matches_the_cpu_bit_for_bit():
     i = np.array([2**31 - 1, -5, 17, 0], dtype=np.int32)
     f = lambda i: (i * 3 + 7, i >> 2, lax_shift(i))  # noqa: E731
     got = cuda_jit(f)(i)
-    want = jax.jit(f)(i)
+    want = jax.jit(f, backend="cpu")(i)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
@@ -118,10 +128,17 @@ def test_cost_analysis_counts_what_the_fused_kernels_move():
 @ptx_only
 def test_compiled_text_is_ptx():
     text = cuda_jit(lambda x: x * 2).lower(np.ones(8, np.float32)).compile().as_text()
-    assert ".visible .entry" in text and ".target sm_80" in text
+    assert ".visible .entry" in text
+    if REAL_GPU:  # the GPU's own compute capability
+        from minijax.backends.cuda.platform import numba_cuda
+        cc = numba_cuda().gpus[0].compute_capability
+    else:
+        cc = (8, 0)
+    assert f".target sm_{cc[0]}{cc[1]}" in text
 
 
 @ptx_only
+@no_gpu_only
 def test_without_a_gpu_there_is_none_to_list():
     """A machine with neither a driver nor the simulator has no GPU platform (a
     fresh process: the platforms are fixed at first use)."""
@@ -146,7 +163,7 @@ def test_jax_platforms_cuda_makes_the_simulator_the_default():
     assert out[1] == "gpu:0 [2. 2. 2.]"
 
 
-@simulator_only
+@runs_kernels
 def test_an_error_of_the_run_surfaces_where_the_value_is_read():
     """A failed input fails the GPU program's outputs, raised when read (not at the call)."""
     gpu = jax.devices("gpu")[0]
@@ -160,7 +177,7 @@ def test_an_error_of_the_run_surfaces_where_the_value_is_read():
         y.block_until_ready()
 
 
-@simulator_only
+@runs_kernels
 def test_eager_operations_on_gpu_arrays_run_as_kernels_and_stay_there():
     gpu = jax.devices("gpu")[0]
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -172,14 +189,14 @@ def test_eager_operations_on_gpu_arrays_run_as_kernels_and_stay_there():
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
 
 
-@simulator_only
+@runs_kernels
 def test_debug_print_in_a_gpu_program_prints_what_the_cpu_prints(capfd):
     def f(x):
         y = jnp.sin(x)
         jax.debug.print("y = {y}, total {t}", y=y, t=jnp.sum(y))
         return y * 2
     x = np.linspace(0, 1, 4, dtype=np.float32)
-    jax.jit(f)(x)
+    jax.jit(f, backend="cpu")(x)
     on_cpu = capfd.readouterr().out
     out = cuda_jit(f)(x)
     jax.effects_barrier()
@@ -187,7 +204,7 @@ def test_debug_print_in_a_gpu_program_prints_what_the_cpu_prints(capfd):
     np.testing.assert_allclose(np.asarray(out), 2 * np.sin(x), rtol=1e-6)
 
 
-@simulator_only
+@runs_kernels
 def test_callbacks_run_between_kernels_in_program_order():
     seen = []
 
@@ -209,7 +226,7 @@ def test_callbacks_run_between_kernels_in_program_order():
     assert [s.tolist() for s in seen] == [[2.0, 4.0, 6.0], [130.0, 140.0, 150.0]]
 
 
-@simulator_only
+@runs_kernels
 def test_a_failing_callback_in_a_gpu_program_surfaces_at_the_barrier():
     def boom(x):
         raise ValueError("no such thing")
@@ -218,7 +235,7 @@ def test_a_failing_callback_in_a_gpu_program_surfaces_at_the_barrier():
         jax.effects_barrier()
 
 
-@simulator_only
+@runs_kernels
 def test_keys_put_on_the_gpu_draw_the_cpus_bits():
     gpu = jax.devices("gpu")[0]
     for key in (jax.random.key(0), jax.random.PRNGKey(1)):

@@ -1,7 +1,7 @@
 """Chapter 10: every program of ``programs.py`` on the CUDA target.
 
-On the simulator each runs and matches NumPy and the interpreter; without
-it, each kernel compiles to PTX (compute capability 8.0) and ``ptxas``
+On the simulator (or a GPU) each runs and matches NumPy and the
+interpreter; without it, each kernel compiles to PTX (compute capability 8.0) and ``ptxas``
 assembles it, which proves it valid for a real GPU (the simulator does no
 type checking: a kernel it runs may still not compile)."""
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 
 from minijax.tree_util import tree_leaves
 
-from tests.ch10_cuda.conftest import cuda_jit, interpreted, needs_extra, ptx_only, simulator_only
+from tests.ch10_cuda.conftest import cuda_jit, interpreted, needs_extra, ptx_only, runs_kernels
 from tests.ch10_cuda.programs import PROGRAMS
 
 pytestmark = needs_extra
@@ -24,9 +24,9 @@ def _close(got, want, dtype):
         np.testing.assert_array_equal(got, want)
 
 
-@simulator_only
+@runs_kernels
 @pytest.mark.parametrize("name, f, args, numpy_f", PROGRAMS, ids=IDS)
-def test_runs_on_the_simulator(name, f, args, numpy_f):
+def test_runs_on_the_gpu(name, f, args, numpy_f):
     out = cuda_jit(f)(*args)
     leaves = tree_leaves(out)
     cpu = tree_leaves(interpreted(f)(*args))  # chapter 06's reference semantics
