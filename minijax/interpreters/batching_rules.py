@@ -299,6 +299,68 @@ batching_rules[dot_general_p] = _dot_general_rule
 
 
 # =============================================================================
+# conv_general_dilated
+# =============================================================================
+def _conv_general_dilated_rule(args, dims, *, window_strides, padding, lhs_dilation,
+                               rhs_dilation, dimension_numbers, feature_group_count,
+                               batch_group_count, **params):
+    """The mapped axis is folded into a dimension the convolution already has:
+
+    - only the input mapped: into its batch dimension (more images);
+    - only the kernel mapped: into its output features (more filters);
+    - both: into the input's features and the kernel's output features, one
+      feature group per example (``feature_group_count`` times the axis size),
+      or into the batch groups when the convolution already has some.
+
+    With groups, the group axis must stay the major part of the folded
+    dimension, so the mapped axis goes in after it.
+    """
+    from minijax.lax.convolution import reshape_axis_into as into
+    from minijax.lax.convolution import reshape_axis_out_of as out_of
+    lhs, rhs = args
+    lbd, rbd = dims
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    conv = lambda x, w, fgc, bgc: lax.conv_general_dilated(  # noqa: E731
+        x, w, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+        feature_group_count=fgc, batch_group_count=bgc, **params)
+    if lbd is not not_mapped and rbd is not not_mapped:
+        size = _shape(lhs)[lbd]
+        if batch_group_count > 1:
+            new_lhs = into(lbd, lhs_spec[0], lhs)
+            fgc, bgc = feature_group_count, batch_group_count * size
+        else:
+            new_lhs = into(lbd, lhs_spec[1], lhs)
+            fgc, bgc = feature_group_count * size, batch_group_count
+        out = conv(new_lhs, into(rbd, rhs_spec[0], rhs), fgc, bgc)
+        return out_of(out_spec[1], size, out), out_spec[1]
+    if lbd is not not_mapped:
+        size = _shape(lhs)[lbd]
+        if batch_group_count == 1:
+            out = conv(into(lbd, lhs_spec[0], lhs), rhs, feature_group_count, 1)
+        else:
+            new_lhs = out_of(lhs_spec[0] + int(lbd <= lhs_spec[0]), batch_group_count, lhs)
+            new_lhs = into(lbd + int(lhs_spec[0] < lbd), lhs_spec[0] + 1, new_lhs)
+            new_lhs = into(lhs_spec[0], lhs_spec[0], new_lhs)
+            out = conv(new_lhs, rhs, feature_group_count, batch_group_count)
+        return out_of(out_spec[0], size, out), out_spec[0]
+    size = _shape(rhs)[rbd]
+    if feature_group_count == 1 and batch_group_count == 1:
+        out = conv(lhs, into(rbd, rhs_spec[0], rhs), 1, 1)
+        return out_of(out_spec[1], size, out), out_spec[1]
+    groups = max(feature_group_count, batch_group_count)
+    new_rhs = out_of(rhs_spec[0] + int(rbd <= rhs_spec[0]), groups, rhs)
+    new_rhs = into(rbd + int(rhs_spec[0] < rbd), rhs_spec[0] + 1, new_rhs)
+    new_rhs = into(rhs_spec[0], rhs_spec[0], new_rhs)
+    out = conv(lhs, new_rhs, feature_group_count, batch_group_count)
+    out = out_of(out_spec[1], groups, out)
+    out = out_of(out_spec[1] + 1, size, out)
+    return into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
+
+
+batching_rules[lax.conv_general_dilated_p] = _conv_general_dilated_rule
+
+
+# =============================================================================
 # Sorting
 # =============================================================================
 def _sort_rule(args, dims, *, dimension, is_stable, num_keys):

@@ -271,6 +271,7 @@ defjvp2(lax.convert_element_type_p, _convert_element_type_jvp)
 
 # --- dot_general (the linear reshape, slice, reduce_sum...: at the end of the file) ----------
 defbilinear(dot_general_p)
+defbilinear(lax.conv_general_dilated_p)
 
 
 def _gather_jvp(t, operand, indices, *, fill_value, **params):

@@ -410,6 +410,87 @@ def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
 
 defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 
+# --- conv_general_dilated --------------------------------------------------------------------
+# Ignoring the spatial dimensions, a convolution is a matrix product
+# [batch, in] x [in, out] -> [batch, out], so its transposes are products
+# again: the input's cotangent is [batch, out] x [out, in] (the kernel's feature
+# axes swapped, its spatial axes reversed, the strides turned into input
+# dilation), the kernel's is [in, batch] x [batch, out] (the batch becomes the
+# contracted axis: the roles of batch and feature swap in the dimension numbers).
+# Feature groups of the forward convolution become batch groups of the kernel's
+# cotangent and the other way round.
+def _conv_spec_swapped(spec):
+    return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type, out_sharding):
+    """The input's cotangent: ``ct`` convolved with the reversed, feature-swapped kernel."""
+    from minijax.lax.convolution import (ConvDimensionNumbers, reshape_axis_into,
+                                         reshape_axis_out_of, vjp_lhs_padding)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_shape, lhs_shape = _aval(rhs).shape, _aval(lhs).shape
+    groups = feature_group_count
+    if feature_group_count > 1 or batch_group_count > 1:
+        groups = max(feature_group_count, batch_group_count)
+        rhs = reshape_axis_out_of(rhs_spec[0], groups, rhs)
+        rhs = reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+    dnums = ConvDimensionNumbers(out_spec, _conv_spec_swapped(rhs_spec), lhs_spec)
+    pads = vjp_lhs_padding([lhs_shape[d] for d in lhs_spec[2:]],
+                           [rhs_shape[d] for d in rhs_spec[2:]], window_strides,
+                           [_aval(ct).shape[d] for d in out_spec[2:]], padding,
+                           lhs_dilation, rhs_dilation)
+    kernel = lax.rev(rhs, tuple(rhs_spec[2:]))
+    if _aval(ct).dtype != _aval(kernel).dtype:
+        kernel = lax._convert_element_type(kernel, _aval(ct).dtype)
+    out = lax.conv_general_dilated(ct, kernel, window_strides=lhs_dilation, padding=pads,
+                                   lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+                                   dimension_numbers=dnums, feature_group_count=groups,
+                                   batch_group_count=1, precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    if _aval(out).dtype != _aval(lhs).dtype:
+        out = lax._convert_element_type(out, _aval(lhs).dtype)
+    if batch_group_count > 1:
+        out = reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
+        out = reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+    return out
+
+
+def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type, out_sharding):
+    """The kernel's cotangent: the input convolved with ``ct``, batch and feature swapped."""
+    from minijax.lax.convolution import ConvDimensionNumbers, vjp_rhs_padding
+    if int(np.prod(_aval(ct).shape)) == 0:
+        return Zero(_aval(rhs))
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape, rhs_shape = _aval(lhs).shape, _aval(rhs).shape
+    fgc, bgc = feature_group_count, batch_group_count
+    if bgc > 1:
+        fgc, bgc = bgc, 1
+    elif fgc > 1:
+        fgc, bgc = 1, fgc
+    dnums = ConvDimensionNumbers(_conv_spec_swapped(lhs_spec), _conv_spec_swapped(out_spec),
+                                 _conv_spec_swapped(rhs_spec))
+    pads = vjp_rhs_padding([lhs_shape[d] for d in lhs_spec[2:]],
+                           [rhs_shape[d] for d in rhs_spec[2:]], window_strides,
+                           [_aval(ct).shape[d] for d in out_spec[2:]], padding,
+                           lhs_dilation, rhs_dilation)
+    if _aval(ct).dtype != _aval(lhs).dtype:
+        lhs = lax._convert_element_type(lhs, _aval(ct).dtype)
+    out = lax.conv_general_dilated(lhs, ct, window_strides=rhs_dilation, padding=pads,
+                                   lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
+                                   dimension_numbers=dnums, feature_group_count=fgc,
+                                   batch_group_count=bgc, precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    if _aval(out).dtype != _aval(rhs).dtype:
+        out = lax._convert_element_type(out, _aval(rhs).dtype)
+    return out
+
+
+defbilinear(lax.conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+
 # --- jit: transpose the inner jaxpr, call the result as a new jit ------------------------------
 _transposed_jaxprs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -10,6 +10,7 @@ from minijax.lax.reductions import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.slicing import *  # noqa: F401,F403
+from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax import linalg  # noqa: F401  (a submodule: ``lax.linalg.cholesky``)
 
 
@@ -18,7 +19,8 @@ def _export_primitives():
     import importlib
     from minijax.primitives import Primitive
     # (by module path: the wrappers ``lax.dot`` and ``lax.slice`` shadow their modules)
-    for name in ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing"):
+    for name in ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing",
+                 "convolution"):
         module = importlib.import_module(f"minijax.lax.{name}")
         for attr, value in vars(module).items():
             if attr.endswith("_p") and isinstance(value, Primitive):

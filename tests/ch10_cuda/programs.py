@@ -311,3 +311,17 @@ DIG = np.array([0.5, 1.0, 3.7, 10.0, -2.5, -3.0, 0.0, np.inf, 1e-3], dtype=np.fl
 PROGRAMS += [
     ("digamma", lambda x: lax.digamma(x), (DIG,), None),  # the interpreter's (SciPy's)
 ]
+
+IMAGES = rng.normal(size=(2, 5, 4, 3)).astype(np.float32)   # NHWC
+FILTERS = rng.normal(size=(3, 2, 3, 4)).astype(np.float32)  # HWIO
+DEPTHWISE = rng.normal(size=(3, 2, 1, 6)).astype(np.float32)  # HWIO, 3 groups of 1 input
+PROGRAMS += [
+    # the CPU's result is the oracle (tests/ch00_arrays/test_convolution.py checks it)
+    ("conv", lambda x, w, d: (
+        lax.conv_general_dilated(x, w, (1, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        lax.conv_general_dilated(x, d, (2, 1), [(1, 2), (0, -1)], (2, 1), (1, 2),
+                                 ("NHWC", "HWIO", "NCHW"), feature_group_count=3),
+        lax.conv_general_dilated(x, w[:, :, :, :2], (1, 1), "VALID", rhs_dilation=(1, 2),
+                                 dimension_numbers=("NHWC", "HWIO", "NHWC"), batch_group_count=2)),
+     (IMAGES, FILTERS, DEPTHWISE), None),
+]

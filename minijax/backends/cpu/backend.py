@@ -32,6 +32,7 @@ import numpy as np
 from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
+from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
 from minijax.backends.cpu import host_calls
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key

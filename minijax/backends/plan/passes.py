@@ -10,7 +10,10 @@ jaxpr is simplified, as XLA simplifies HLO before fusing it:
    (equations with effects are kept);
 3. :func:`fold_constants` — conversions and copies of literals become
    literals (``convert_element_type 0.0`` is the constant ``0.0:f32[]``);
-4. :func:`compose_broadcasts` — a broadcast read by a bigger elementwise
+4. :func:`split_transposing_reshapes` — ``reshape`` with ``dimensions``
+   (transpose, then reshape: ``vmap`` of a convolution makes them) becomes
+   a ``transpose`` and a plain ``reshape``, which every target lowers;
+   :func:`compose_broadcasts` — a broadcast read by a bigger elementwise
    equation is replaced by one broadcast straight to that shape, so the loop
    nest reads the original value by index arithmetic instead of a copy;
 5. :func:`fold_transposed_products` and :func:`fold_transposed_operands` —
@@ -28,17 +31,19 @@ from collections import Counter
 import numpy as np
 
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from minijax.lax.shapes import reshape_p, transpose_p
 from minijax.primitives import impl_rules
 
 __all__ = ["prepare", "inline_calls", "hoist_consts", "dead_code_elimination",
            "fold_transposed_products", "fold_transposed_operands", "fold_constants",
-           "compose_broadcasts", "map_subjaxprs",
+           "compose_broadcasts", "split_transposing_reshapes", "map_subjaxprs",
            "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call"]
 
 
 def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     """Every pass, in order: the jaxpr a kernel plan is made of."""
     closed_jaxpr = dead_code_elimination(inline_calls(closed_jaxpr))
+    closed_jaxpr = split_transposing_reshapes(closed_jaxpr)
     closed_jaxpr = dead_code_elimination(compose_broadcasts(fold_constants(closed_jaxpr)))
     return hoist_consts(fold_transposed_operands(fold_transposed_products(closed_jaxpr)))
 
@@ -299,6 +304,27 @@ def fold_constants(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
         return folded
     outvars = [sub(a) for a in jaxpr.outvars]
     return ClosedJaxpr(folded.jaxpr.replace(outvars=outvars), closed_jaxpr.consts)
+
+
+def split_transposing_reshapes(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``b = reshape[dimensions=(1, 0, 2) new_sizes=s] a`` becomes
+    ``t = transpose[permutation=(1, 0, 2)] a; b = reshape[dimensions=None new_sizes=s] t``:
+    what ``dimensions`` means, spelled with the two primitives the targets lower."""
+    eqns, changed = [], False
+    for eqn in closed_jaxpr.jaxpr.eqns:
+        dims = eqn.params.get("dimensions") if eqn.primitive is reshape_p else None
+        if dims is None:
+            eqns.append(eqn)
+            continue
+        x = eqn.invars[0]
+        t = Var(x.aval.update(shape=tuple(x.aval.shape[d] for d in dims)))
+        eqns.append(eqn.replace(primitive=transpose_p, outvars=[t],
+                                params={"permutation": tuple(dims)}))
+        eqns.append(eqn.replace(invars=[t], params={**eqn.params, "dimensions": None}))
+        changed = True
+    if not changed:
+        eqns = closed_jaxpr.jaxpr.eqns
+    return _rewrite_bodies(closed_jaxpr, split_transposing_reshapes, eqns)
 
 
 def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
