@@ -695,7 +695,7 @@ def _concatenate(w, eqn, *xs):
     return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
 
 
-@lowering(lax.pad_p)
+@lowering(lax.pad_p, complex=True)
 def _pad(w, eqn, x, padding_value):
     """``np.full`` of the padding value, then the operand's elements that survive
     (negative padding crops) written with a stride of ``interior + 1``."""
