@@ -549,3 +549,16 @@ def _add_any_batching_rule(args, dims):
 
 
 batching_rules[ad.add_any_p] = _add_any_batching_rule
+
+
+# =============================================================================
+# fft: the transform acts on the last axes, so leading batch axes are free
+# =============================================================================
+def _fft_rule(x, bdim, *, fft_type, fft_lengths):
+    """Move the batch axis to the front (never among the transformed last axes) and
+    transform again: ``lax.fft`` maps over every leading axis. As in JAX, the rule
+    calls the jitted ``lax.fft``, so a traced program shows its inner ``jit``."""
+    return lax.fft(moveaxis(x, bdim, 0), fft_type, fft_lengths), 0
+
+
+batching_rules[lax.fft_p] = _single(_fft_rule)

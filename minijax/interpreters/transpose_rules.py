@@ -555,3 +555,59 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conj
 
 
 deflinear2(lax.linalg.triangular_solve_p, _triangular_solve_transpose)
+
+
+# --- fft ---------------------------------------------------------------------------------------
+# The DFT matrix ``F[j, k] = exp(-2 pi i jk / n)`` is symmetric, and so is the inverse's
+# (``conj(F) / n``): an ``FFT`` or ``IFFT`` is its own transpose (not its inverse: a transpose
+# does not conjugate). ``RFFT`` keeps only the first ``n//2 + 1`` rows of ``F``; its transpose
+# and ``IRFFT``'s are written with each other, and a *mask* that weighs the coefficients
+# whose mirror image ``RFFT`` dropped (all but the first and, for even ``n``, the last) twice.
+# The formulas and the operations are JAX's (``jax/_src/lax/fft.py``), so grad's jaxprs match.
+from minijax.numpy.util import jnp_jit  # noqa: E402
+
+
+def _hermitian_mask(like, m: int, n: int, dtype=None):
+    """``[1, 2, ..., 2, 1]`` (``[1, 2, ..., 2]`` for odd ``n``): ``m`` weights, ``like``'s kind."""
+    mask = lax.full_like(like, 2.0, shape=(m,), dtype=dtype)
+    one = lax.full_like(like, 1.0, shape=(1,), dtype=dtype)
+    mask = lax.dynamic_update_slice(mask, one, (0,))
+    if n % 2 == 0:
+        mask = lax.dynamic_update_slice(mask, lax.full_like(like, 1.0, shape=(1,), dtype=dtype),
+                                        (m - 1,))
+    return mask
+
+
+def _rfft_transpose(t, fft_lengths):
+    """``RFFT^T t = N * IRFFT(conj(t) / mask)``: IRFFT counts each kept coefficient with
+    its dropped mirror image (twice) and divides by ``N``; the mask and ``N`` undo that."""
+    nd = get_aval(t).ndim
+    mask = _hermitian_mask(t, get_aval(t).shape[-1], fft_lengths[-1])
+    mask = lax.expand_dims(mask, range(nd - 1))
+    return int(np.prod(fft_lengths)) * lax.fft(lax.conj(t) / mask, lax.FftType.IRFFT,
+                                               fft_lengths)
+
+
+def _irfft_transpose(t, fft_lengths):
+    """``IRFFT^T t = conj(mask * RFFT(t) / N)`` (JAX's convention for complex cotangents)."""
+    x = lax.fft(t, lax.FftType.RFFT, fft_lengths)
+    x_aval = get_aval(x)
+    mask = _hermitian_mask(t, x_aval.shape[-1], fft_lengths[-1], dtype=x_aval.dtype)
+    scale = 1 / int(np.prod(fft_lengths))
+    return lax.conj(scale * lax.expand_dims(mask, range(x_aval.ndim - 1)) * x)
+
+
+# JAX jits the RFFT transpose: grad's jaxprs show ``jit[name=_rfft_transpose ...]``.
+_rfft_transpose_jitted = jnp_jit("_rfft_transpose", static_argnames=("fft_lengths",))(
+    _rfft_transpose)
+
+
+def _fft_transpose(ct, operand, *, fft_type, fft_lengths):
+    if fft_type == lax.FftType.RFFT:
+        return [_rfft_transpose_jitted(ct, fft_lengths)]
+    if fft_type == lax.FftType.IRFFT:
+        return [_irfft_transpose(ct, fft_lengths)]
+    return [lax.fft(ct, fft_type, fft_lengths)]
+
+
+deflinear2(lax.fft_p, _fft_transpose)

@@ -12,6 +12,7 @@ from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.slicing import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax import linalg  # noqa: F401  (a submodule: ``lax.linalg.cholesky``)
+from minijax.lax.fft import FftType, fft, fft_p  # noqa: F401  (``lax.fft`` is the function)
 
 
 def _export_primitives():

@@ -16,6 +16,7 @@ from minijax.numpy.statistics import *  # noqa: F401,F403
 from minijax.numpy.index_tricks import *  # noqa: F401,F403
 from minijax.numpy.misc import *  # noqa: F401,F403
 from minijax.numpy import linalg  # noqa: F401
+from minijax.numpy import fft  # noqa: F401  (a submodule: ``jnp.fft.rfft``)
 
 import numpy as _np
 

@@ -80,6 +80,8 @@ def _trampoline(key: int, argv: int) -> int:
         args = [_array_at(a, aval).copy() for a, aval in zip(addresses, in_avals)]
         args = [x if x.shape else x[()] for x in args]
         results = impl_rules[primitive](*args, **params)
+        if not primitive.multiple_results:  # (an FFT: one result, not a list of them)
+            results = [results]
         for address, aval, value in zip(addresses[len(in_avals):], out_avals, results):
             _array_at(address, aval)[...] = value
         return 0

@@ -695,7 +695,7 @@ def _concatenate(w, eqn, *xs):
     return f"np.concatenate(({''.join(x + ', ' for x in xs)}), axis={eqn.params['dimension']})"
 
 
-@lowering(lax.pad_p)
+@lowering(lax.pad_p, complex=True)
 def _pad(w, eqn, x, padding_value):
     """``np.full`` of the padding value, then the operand's elements that survive
     (negative padding crops) written with a stride of ``interior + 1``."""
@@ -1643,3 +1643,22 @@ def register_host_call_lowerings(*prims) -> None:
     """Chapter 12 calls this with its callback primitives (made after this chapter)."""
     for prim in prims:
         register(prim, _host_callback, "call")
+
+# =============================================================================
+# fft: NumPy's pocketfft, called back on the host
+# =============================================================================
+@lowering(lax.fft_p, complex=True)
+def _fft(w, eqn, x):
+    """``fft`` is a *host call* (:mod:`.host_calls`): the kernel hands its buffers to
+    ``fft``'s own impl rule, NumPy's pocketfft, and goes on with the result.
+
+    Numba has no FFT, and writing one (mixed radix for any length, Bluestein for
+    large primes, in float32 and float64, over 1-3 axes) would be a chapter of its
+    own, slower and less accurate than pocketfft. Of the two ways back into NumPy,
+    the host call is the one this backend already trusts: a ``with objmode()``
+    block compiles a second function per call site and failed inside our loops
+    (see :mod:`.host_calls`), whereas the trampoline is one C call (a few
+    microseconds against the transform's own cost), works inside native loops,
+    keeps the kernel cacheable on disk, and runs exactly the interpreter's code.
+    """
+    return _host_callback(w, eqn, x)

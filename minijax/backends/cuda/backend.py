@@ -205,6 +205,8 @@ def _host_caller(eqn, device):
         values = [v.reshape(a.shape) if a.shape else v.reshape(())[()]
                   for v, a in zip(values, in_avals)]
         results = impl(*values, **eqn.params)
+        if not eqn.primitive.multiple_results:  # (an FFT: one result, not a list of them)
+            results = [results]
         return tuple(to_device(np.asarray(r, dtype=a.dtype).reshape(a.shape), device)
                      for r, a in zip(results, out_avals))
     return call

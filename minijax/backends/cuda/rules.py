@@ -1204,3 +1204,12 @@ def _inlined(*_):
 
 for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
     register(_prim, _inlined, "inline")
+
+
+# =============================================================================
+# fft: on the host, between kernels
+# =============================================================================
+# No FFT kernel yet (a real GPU would call cuFFT): the driver copies the operand back,
+# runs ``fft``'s impl rule (NumPy's pocketfft, as the CPU target does) and copies the
+# result to the device, as it does for chapter 12's callbacks (form "host").
+register(lax.fft_p, _host_call, "host", complex=True)
