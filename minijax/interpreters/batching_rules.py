@@ -361,6 +361,43 @@ batching_rules[lax.conv_general_dilated_p] = _conv_general_dilated_rule
 
 
 # =============================================================================
+# Windowed reductions: the mapped axis gets a window of one
+# =============================================================================
+_WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
+                  "window_dilation")
+_ONE = {"window_dimensions": 1, "window_strides": 1, "padding": (0, 0), "base_dilation": 1,
+        "window_dilation": 1}
+
+
+def _with_unit_window(params, at: int) -> dict:
+    """``params`` with a window of size one (no stride, padding or dilation) at axis ``at``."""
+    return {k: (tuple(v[:at]) + (_ONE[k],) + tuple(v[at:]) if k in _WINDOW_PARAMS else v)
+            for k, v in params.items()}
+
+
+def _reduce_window_rule(prim):
+    def rule(x, bdim, **params):
+        return prim.bind(x, **_with_unit_window(params, bdim)), bdim
+    return _single(rule)
+
+
+def _select_window_rule(prim):
+    """``select_and_gather_add`` / ``select_and_scatter_add``: both operands'
+    axes to the front, a unit window there."""
+    def rule(args, dims, **params):
+        size = batch_size(args, dims)
+        args = [bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+        return prim.bind(*args, **_with_unit_window(params, 0)), 0
+    return rule
+
+
+for _p in (lax.reduce_window_sum_p, lax.reduce_window_max_p, lax.reduce_window_min_p):
+    batching_rules[_p] = _reduce_window_rule(_p)
+for _p in (lax.select_and_gather_add_p, lax.select_and_scatter_add_p):
+    batching_rules[_p] = _select_window_rule(_p)
+
+
+# =============================================================================
 # Sorting
 # =============================================================================
 def _sort_rule(args, dims, *, dimension, is_stable, num_keys):

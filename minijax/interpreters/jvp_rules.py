@@ -274,6 +274,17 @@ defbilinear(dot_general_p)
 defbilinear(lax.conv_general_dilated_p)
 
 
+# --- max and min pooling: the tangent of each window's winner --------------------------------
+def _pooling_jvp(select_prim):
+    def rule(t, x, **params):
+        return lax.select_and_gather_add_p.bind(t, x, select_prim=select_prim, **params)
+    return rule
+
+
+defjvp(lax.reduce_window_max_p, _pooling_jvp(lax.ge_p))
+defjvp(lax.reduce_window_min_p, _pooling_jvp(lax.le_p))
+
+
 def _gather_jvp(t, operand, indices, *, fill_value, **params):
     """Gather the tangent from the same places; out-of-bounds windows read 0, not NaN."""
     return lax.gather(t, indices, **params, fill_value=0)

@@ -491,6 +491,63 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
 
 defbilinear(lax.conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 
+
+# --- windowed reductions ----------------------------------------------------------------------
+def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation):
+    """Each input element receives the cotangents of every window it was in: the
+    cotangent, dilated by the strides and padded, summed over windows again
+    (the convolution transpose with a kernel of ones)."""
+    from minijax.lax.convolution import vjp_lhs_padding
+    shape = _aval(operand).shape
+    pads = vjp_lhs_padding(shape, window_dimensions, window_strides, _aval(ct).shape, padding,
+                           base_dilation, window_dilation)
+    config = tuple((np.int64(lo), np.int64(hi), s - 1)  # JAX's int64 pads (as it prints them)
+                   for (lo, hi), s in zip(pads, window_strides))
+    padded = lax.pad(ct, lax._convert_element_type(0, _aval(ct).dtype), config)
+    ones = (1,) * len(shape)
+    out = lax.reduce_window_sum_p.bind(padded, window_dimensions=tuple(window_dimensions),
+                                       window_strides=tuple(base_dilation),
+                                       padding=((0, 0),) * len(shape), base_dilation=ones,
+                                       window_dilation=tuple(window_dilation))
+    return [out]
+
+
+def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, window_dimensions,
+                                     window_strides, padding, base_dilation, window_dilation):
+    """Each window's cotangent goes back onto its winner: ``select_and_scatter_add``."""
+    if any(d != 1 for d in window_dilation):
+        raise NotImplementedError("VJP not implemented for select_and_gather (MaxPool) with "
+                                  f"window dilation, got window_dilation={window_dilation}.")
+    dilated = any(d != 1 for d in base_dilation)
+    if dilated:
+        fill = lax._convert_element_type(
+            np.array(-np.inf if select_prim is lax.ge_p else np.inf), _aval(operand).dtype) \
+            if np.issubdtype(_aval(operand).dtype, np.floating) else None
+        operand = lax.pad(operand, fill, tuple((0, 0, d - 1) for d in base_dilation))
+    out = lax.select_and_scatter_add_p.bind(ct, operand, select_prim=select_prim,
+                                            window_dimensions=window_dimensions,
+                                            window_strides=window_strides, padding=padding)
+    if dilated:
+        out = lax.slice(out, (0,) * _aval(out).ndim, _aval(out).shape, base_dilation)
+    return [out, None]
+
+
+def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, window_dimensions,
+                                      window_strides, padding):
+    """Each window reads back the cotangent of its winner: ``select_and_gather_add``."""
+    ones = (1,) * len(window_dimensions)
+    out = lax.select_and_gather_add_p.bind(ct, operand, select_prim=select_prim,
+                                           window_dimensions=window_dimensions,
+                                           window_strides=window_strides, padding=padding,
+                                           base_dilation=ones, window_dilation=ones)
+    return [out, None]
+
+
+deflinear2(lax.reduce_window_sum_p, _reduce_window_sum_transpose)
+deflinear2(lax.select_and_gather_add_p, _select_and_gather_add_transpose)
+deflinear2(lax.select_and_scatter_add_p, _select_and_scatter_add_transpose)
+
 # --- jit: transpose the inner jaxpr, call the result as a new jit ------------------------------
 _transposed_jaxprs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -511,7 +511,9 @@ def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
     ``low``/``high`` values are added at each end (negative values remove
     elements instead) and ``interior`` values between neighbouring elements.
     """
-    config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
+    # (NumPy integers are kept as they are, as JAX keeps them: its jaxprs print them)
+    config = tuple(tuple(v if isinstance(v, np.integer) else operator.index(v) for v in triple)
+                   for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

@@ -325,3 +325,16 @@ PROGRAMS += [
                                  dimension_numbers=("NHWC", "HWIO", "NHWC"), batch_group_count=2)),
      (IMAGES, FILTERS, DEPTHWISE), None),
 ]
+
+POOL_IN = rng.normal(size=(2, 5, 6)).astype(np.float32)
+PROGRAMS += [
+    # the CPU's result is the oracle (tests/ch00_arrays/test_reduce_window.py checks it)
+    ("pooling", lambda x: (
+        lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3), (1, 2, 2), "SAME"),
+        lax.reduce_window(x, 0.0, lax.add, (1, 2, 2), (1, 1, 2), ((0, 0), (1, 0), (0, 1)),
+                          (1, 2, 1), (1, 1, 2)),
+        lax.reduce_window(x, jnp.inf, lax.min, (2, 2, 1), (1, 2, 1), "VALID"),
+        __import__("minijax").grad(lambda x: jnp.sum(jnp.sin(lax.reduce_window(
+            x, -jnp.inf, lax.max, (1, 3, 3), (1, 2, 2), "SAME"))))(x)),
+     (POOL_IN,), None),
+]

@@ -34,6 +34,7 @@ from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
 from minijax.backends.cpu import host_calls
+from minijax.backends.cpu import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key
 from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option, is_cached

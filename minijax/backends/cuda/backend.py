@@ -30,6 +30,7 @@ from minijax.backends.cpu.backend import _as_keys
 from minijax.backends.cpu.syntax import data_shape, is_half, is_threefry_key
 from minijax.backends.cuda import compile as compiler
 from minijax.backends.cuda import conv  # noqa: F401  (registers the convolution lowering)
+from minijax.backends.cuda import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cuda.memory import (CudaBuffer, device_array_of, recorded_event,
                                           to_device)
 from minijax.backends.cuda.platform import gpu_devices, gpu_is_default, numba_cuda, simulator
