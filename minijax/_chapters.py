@@ -128,6 +128,7 @@ MODULES = {
     "minijax.control_flow.common": 8,
     "minijax.control_flow.conditionals": 8,
     "minijax.control_flow.loops": 8,
+    "minijax.control_flow.windowed": 8,
     "minijax.control_flow.associative": 8,
     "minijax.scipy.incomplete_gamma": 8,
     "minijax.scipy.incomplete_beta": 8,

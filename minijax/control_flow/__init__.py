@@ -13,9 +13,10 @@ from minijax import lax as _lax
 from minijax.control_flow.associative import associative_scan
 from minijax.control_flow.conditionals import cond, cond_p, switch
 from minijax.control_flow.loops import fori_loop, map, scan, scan_p, while_loop, while_p
+from minijax.control_flow.windowed import reduce_window_p  # (registers lax.reduce_window's generic form)
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
-           "cond_p", "while_p", "scan_p"]
+           "cond_p", "while_p", "scan_p", "reduce_window_p"]
 
 for _name in __all__:
     setattr(_lax, _name, globals()[_name])

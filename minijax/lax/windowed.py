@@ -30,7 +30,7 @@ import numpy as np
 
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import standard_primitive
-from minijax.lax.convolution import dilate_and_pad, dilate_shape, padtype_to_pads, strided_size
+from minijax.lax.convolution import dilate_shape, padtype_to_pads, strided_size
 
 __all__ = ["reduce_window", "reduce_window_shape_tuple"]
 
@@ -233,7 +233,10 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
     base_dilation = (1,) * rank if base_dilation is None else _ints(base_dilation)
     window_dilation = (1,) * rank if window_dilation is None else _ints(window_dilation)
     if isinstance(padding, str):
-        padding = padtype_to_pads(get_aval(operand).shape,
+        first = operand
+        while isinstance(first, (list, tuple)) and first:  # a tree of operands: its first leaf
+            first = first[0]
+        padding = padtype_to_pads(get_aval(first).shape,
                                   dilate_shape(window_dimensions, window_dilation),
                                   window_strides, padding)
     padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)

@@ -6,7 +6,9 @@ Each output element of ``reduce_window_sum``/``max``/``min`` and of
 CUDA's): one loop nest over the output, a nested one over the window, the
 outer loop spread over threads when the work is big. ``select_and_scatter_add``
 adds each source element onto its window's winner; windows may overlap, so
-one thread does it all, in order, as the CPU's scatters do.
+one thread does it all, in order, as the CPU's scatters do. The generic
+``reduce_window`` (chapter 08) writes its computation's jaxpr inline, in the
+window loops.
 """
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
 from minijax.backends.cpu.rules import lowering
-from minijax.backends.cpu.syntax import np_dtype
-from minijax.backends.plan.windows import (write_reduce, write_select_and_gather,
+from minijax.backends.cpu.syntax import cast, np_dtype
+from minijax.backends.plan.windows import (window_loops, write_reduce, write_select_and_gather,
                                            write_select_and_scatter)
+from minijax.control_flow.windowed import reduce_window_p
+from minijax.jaxpr import ClosedJaxpr
 
 __all__ = []
 
@@ -71,3 +75,40 @@ def _select_and_scatter_add(w, eqn, source, operand) -> None:
     o = _open_output_loops(w, tuple(eqn.invars[0].aval.shape), 0, parallel_ok=False)
     write_select_and_scatter(w, eqn, o, out)
     w.depth -= w.opened_window_loops
+
+
+@lowering(reduce_window_p, complex=True)
+def _reduce_window(w, eqn, *operands) -> None:
+    """The generic form (chapter 08): the computation's jaxpr written inline in the
+    window loops, folding each window from the initial values."""
+    params = eqn.params
+    if params["consts"]:
+        raise NotImplementedError("reduce_window whose computation captures constants")
+    n = len(eqn.invars) // 2
+    xs, inits = eqn.invars[:n], eqn.invars[n:]
+    outs = eqn.outvars
+    shape = tuple(outs[0].aval.shape)
+    w.emit(f"# {w.text(eqn)}")
+    for out in outs:
+        w.emit(f"{w.var(out)} = np.empty({shape}, dtype={np_dtype(out.aval.dtype)})")
+    window = int(np.prod(params["window_dimensions"], dtype=np.int64))
+    o = _open_output_loops(w, shape, int(np.prod(shape, dtype=np.int64)) * window)
+    opened = w.opened_window_loops
+    accs = [f"acc{j}_v" for j in range(n)]
+    for acc, init in zip(accs, inits):
+        w.emit(f"{acc} = {w.read(init, [])}")
+    lines, idx, inside, depth = window_loops(o, xs[0].aval.shape, params, "r_")
+    for line in lines:
+        w.emit(line)
+    w.depth += depth
+    w.emit(f"if {inside}:  # (padding and holes are skipped, as XLA does)")
+    w.depth += 1
+    for j, x in enumerate(xs):
+        w.emit(f"x{j}_v = {w.read(x, idx)}")
+    results = w.inline(ClosedJaxpr(params["jaxpr"], []), [*accs, *(f"x{j}_v" for j in range(n))])
+    for acc, result, out in zip(accs, results, outs):
+        w.emit(f"{acc} = {cast(out.aval.dtype, result)}")
+    w.depth -= depth + 1
+    for acc, out in zip(accs, outs):
+        w.emit(f"{w.var(out)}[{', '.join(o) or '()'}] = {acc}")
+    w.depth -= opened

@@ -6,6 +6,7 @@ one output element per thread: ``reduce_window_sum``/``max``/``min`` and
 ``select_and_scatter_add`` (max pooling's gradient) adds each source element
 onto its window's winner; windows may overlap, so it runs in one thread, in
 order (the CPU's result, bit for bit), as this target's general scatters do.
+The generic ``reduce_window`` (chapter 08) runs its impl on the host.
 """
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import numpy as np
 
 from minijax import lax
 from minijax.backends.cuda import helpers
-from minijax.backends.cuda.rules import _grid_kernel, register, unravel
+from minijax.backends.cuda.rules import _grid_kernel, _host_call, register, unravel
 from minijax.backends.plan.windows import (write_reduce, write_select_and_gather,
                                            write_select_and_scatter)
+from minijax.control_flow.windowed import reduce_window_p
 
 __all__ = []
 
@@ -85,3 +87,8 @@ def _select_and_scatter_add(w, eqn) -> None:
 
 
 register(lax.select_and_scatter_add_p, _select_and_scatter_add, "kernel")
+
+
+# The generic form (chapter 08): its impl on the host, between kernels (a computation
+# written for scalars would need its own device function per jaxpr).
+register(reduce_window_p, _host_call, "host", complex=True)

@@ -66,10 +66,15 @@ def _call_body(eqn) -> ClosedJaxpr | None:
 
 def map_subjaxprs(eqn, fn):
     """``eqn`` with ``fn`` applied to each ClosedJaxpr among its params
-    (``cond``'s branches, ``scan``'s body...); ``eqn`` itself if none changed."""
+    (``cond``'s branches, ``scan``'s body...) and to each plain Jaxpr (as a
+    ClosedJaxpr with no constants: ``reduce_window``'s computation, kept as it
+    was if the pass gave it constants); ``eqn`` itself if none changed."""
     def visit(val):
         if isinstance(val, ClosedJaxpr):
             return fn(val)
+        if isinstance(val, Jaxpr):  # a body without constants (``reduce_window``'s)
+            out = fn(ClosedJaxpr(val, []))
+            return val if out.consts else out.jaxpr
         if isinstance(val, tuple) and any(isinstance(v, ClosedJaxpr) for v in val):
             return tuple(visit(v) for v in val)
         return val
