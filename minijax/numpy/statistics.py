@@ -14,12 +14,15 @@ import operator
 import numpy as np
 
 from minijax import dtypes
+from minijax import lax
 from minijax.lax import _convert_element_type
+from minijax.lax.convolution import conv_general_dilated
 from minijax.numpy import creation as _c, reductions as _r, shapes as _s, sorting as _so
 from minijax.numpy import ufuncs as _u
 from minijax.numpy.indexing import take_along_axis
 from minijax.numpy.tensor_contractions import dot
-from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
+from minijax.numpy.util import (check_arraylike, jnp_jit, promote_dtypes,
+                                promote_dtypes_inexact)
 
 __all__ = [
     "diff", "ediff1d", "bincount", "digitize", "histogram", "histogram_bin_edges",
@@ -355,36 +358,50 @@ def corrcoef(x, y=None, rowvar=True):
 
 # --- 1-D convolution ---------------------------------------------------------
 
-def _conv(name, a, v, mode, flip):
-    """``sum_j a[i + j] * w[j]`` for every window position ``i``, where the
-    kernel ``w`` is ``v`` reversed (convolution) or conjugated (correlation)."""
-    check_arraylike(name, a, v)
-    a, v = promote_dtypes_inexact(_c.asarray(a), _c.asarray(v))
-    if a.ndim != 1 or v.ndim != 1:
-        raise ValueError(f"{name}() only support 1-dimensional inputs.")
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
-    if not flip:  # correlate(a, v) is convolve(a, conj(v)[::-1])
-        v = _u.conj(v)[::-1]
-    swapped = a.shape[0] < v.shape[0]
-    if swapped:  # convolution is symmetric: slide the shorter one
-        a, v = v, a
-    k = v.shape[0]
-    same = (k - 1 - k // 2, k // 2) if swapped and not flip else (k // 2, k - 1 - k // 2)
-    pad = {"full": (k - 1, k - 1), "same": same, "valid": (0, 0)}
-    if mode not in pad:
-        raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode}")
-    ap = _s.pad(a, pad[mode])
-    out_len = ap.shape[0] - k + 1
-    windows = ap[_c.arange(out_len)[:, None] + _c.arange(k)[None, :]]
-    return dot(windows, v[::-1])
+@jnp_jit("_conv", static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, mode, op, precision, preferred_element_type=None):
+    """``conv_general_dilated`` of the two 1-D arrays as one-image, one-feature
+    arrays (JAX's construction): ``correlate`` conjugates ``y``, ``convolve``
+    flips it; the longer array slides under the shorter one."""
+    if np.ndim(x) != 1 or np.ndim(y) != 1:
+        raise ValueError(f"{op}() only support 1-dimensional inputs.")
+    if preferred_element_type is None:  # NumPy's convolutions are inexact
+        x, y = promote_dtypes_inexact(x, y)
+    else:
+        x, y = promote_dtypes(x, y)
+    if len(x) == 0 or len(y) == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse = False
+    if op == "correlate":
+        y = _u.conj(y)
+        if len(x) < len(y):
+            x, y, reverse = y, x, True
+    else:
+        if len(x) < len(y):
+            x, y = y, x
+        y = _s.flip(y)
+    k = y.shape[0]
+    pads = {"valid": [(0, 0)], "same": [(k // 2, k - k // 2 - 1)], "full": [(k - 1, k - 1)]}
+    if mode not in pads:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    result = conv_general_dilated(lax.broadcast_in_dim(x, (1, 1, x.shape[0]), (2,)),
+                                  lax.broadcast_in_dim(y, (1, 1, k), (2,)), (1,), pads[mode],
+                                  precision=precision,
+                                  preferred_element_type=preferred_element_type)
+    return result[0, 0, ::-1] if reverse else result[0, 0, :]
 
 
+@jnp_jit("convolve", static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """1-D convolution ``sum_j a[j] v[i - j]`` (``mode``: full, same, valid)."""
-    return _conv("convolve", a, v, mode, True)
+    check_arraylike("convolve", a, v)
+    return _conv(_c.asarray(a), _c.asarray(v), mode=mode, op="convolve", precision=precision,
+                 preferred_element_type=preferred_element_type)
 
 
+@jnp_jit("correlate", static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """1-D cross-correlation ``sum_j a[i + j] conj(v[j])``."""
-    return _conv("correlate", a, v, mode, False)
+    check_arraylike("correlate", a, v)
+    return _conv(_c.asarray(a), _c.asarray(v), mode=mode, op="correlate", precision=precision,
+                 preferred_element_type=preferred_element_type)

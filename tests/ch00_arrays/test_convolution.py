@@ -324,3 +324,46 @@ def test_errors_are_jaxs(case):
     with pytest.raises(cls) as info:
         call()
     assert str(info.value) == message
+
+
+# printed by JAX 0.10.2: jnp.correlate is conv_general_dilated on one image, one feature
+CORRELATE_JAXPR = """\
+{ lambda ; a:f32[2] b:f32[4]. let
+    c:f32[5] = jit[
+      name=correlate
+      jaxpr={ lambda ; a:f32[2] b:f32[4]. let
+          c:f32[5] = jit[
+            name=_conv
+            jaxpr={ lambda ; a:f32[2] b:f32[4]. let
+                d:f32[1,1,4] = broadcast_in_dim[broadcast_dimensions=(2,)] b
+                e:f32[1,1,2] = broadcast_in_dim[broadcast_dimensions=(2,)] a
+                f:f32[1,1,5] = conv_general_dilated[
+                  batch_group_count=1
+                  dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), out_spec=(0, 1, 2))
+                  feature_group_count=1
+                  lhs_dilation=(1,)
+                  out_sharding=None
+                  padding=((1, 1),)
+                  precision=None
+                  preferred_element_type=None
+                  rhs_dilation=(1,)
+                  window_strides=(1,)
+                ] d e
+                g:f32[1,1,5] = rev[dimensions=(2,)] f
+                c:f32[5] = squeeze[dimensions=(0, 1)] g
+              in (c,) }
+          ] a b
+        in (c,) }
+    ] a b
+  in (c,) }"""
+
+
+def test_jnp_convolve_and_correlate_are_convolutions(jit_backend):
+    a, v = np.array([1., 2, 3, 4], np.float32), np.array([0.5, -1, 2], np.float32)
+    for mode in ("full", "same", "valid"):
+        np.testing.assert_allclose(np.asarray(jax.jit(jnp.convolve, static_argnames="mode")(
+            a, v, mode=mode)), np.convolve(a, v, mode), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(jax.jit(jnp.correlate, static_argnames="mode")(
+            v, a, mode=mode)), np.correlate(v, a, mode), rtol=1e-6)
+    assert str(jax.make_jaxpr(lambda x, y: jnp.correlate(x, y, "full"))(
+        jnp.ones(2), jnp.ones(4))) == CORRELATE_JAXPR
