@@ -40,6 +40,8 @@ import os
 import sys
 from typing import Callable
 
+import numpy as np
+
 from minijax import lax
 from minijax.abstract_arrays import ShapedArray
 from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
@@ -184,7 +186,7 @@ def broadcast(x, size: int, axis: int):
     """``x`` with a new axis of ``size`` at ``axis`` (each example gets the same value)."""
     shape = list(get_aval(x).shape)
     shape.insert(axis, size)
-    dims = tuple(d for d in range(len(shape)) if d != axis)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))  # np.int64s, printed as JAX prints them
     return lax.broadcast_in_dim(x, shape, dims)
 
 
@@ -276,8 +278,9 @@ def defreducer(prim) -> None:
 
 def _reducer_rule(prim, args, dims, *, axes, **params):
     (x,), (bdim,) = args, dims
-    axes = tuple(a + 1 if a >= bdim else a for a in axes)
-    out_bdim = bdim - sum(a < bdim for a in axes)  # reduced axes before it disappear
+    # (NumPy arithmetic, as JAX's rule: its jaxprs print the axes as np.int64)
+    axes = tuple(np.where(np.less(axes, bdim), axes, np.add(axes, 1)))
+    out_bdim = bdim - sum(int(a) < bdim for a in axes)  # reduced axes before it disappear
     return prim.bind(x, axes=axes, **params), out_bdim
 
 

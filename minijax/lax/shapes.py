@@ -126,7 +126,10 @@ broadcast_in_dim_p = standard_primitive(
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int],
                      *, out_sharding=None):
     """Broadcast ``operand`` to ``shape``; operand dim ``i`` becomes output dim ``broadcast_dimensions[i]``."""
-    shape, bdims = tuple(int(d) for d in shape), tuple(int(d) for d in broadcast_dimensions)
+    # (NumPy integers are kept, as JAX keeps them: its jaxprs print them)
+    shape = tuple(int(d) for d in shape)
+    bdims = tuple(d if isinstance(d, np.integer) else operator.index(d)
+                  for d in broadcast_dimensions)
     aval = get_aval(operand)
     if aval.shape == shape and bdims == tuple(range(len(shape))) and hasattr(operand, "aval"):
         return operand
@@ -185,8 +188,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
     aval = get_aval(operand)
     dims = None if dimensions is None or tuple(dimensions) == tuple(range(aval.ndim)) \
         else tuple(int(d) for d in dimensions)
-    if aval.shape == new_sizes and dims is None and hasattr(operand, "aval"):
-        return operand
+    if aval.shape and aval.shape == new_sizes and dims is None and hasattr(operand, "aval"):
+        return operand  # (a rank-0 reshape is kept, as JAX keeps it)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims,
                           sharding=out_sharding)
 

@@ -561,6 +561,4 @@ let _uniform = { lambda ; a:key<fry>[4] b:f32[] c:f32[]. let
 
 #: programs whose printing differs for reasons outside chapter 13
 XFAIL = {
-    'uniform_scalar': 'lax.reshape elides a reshape to the same shape even for rank 0; JAX keeps it (condition `np.shape(operand) and ...`)',
-    'vmap_normal': "JAX's batched broadcast prints broadcast_dimensions=(np.int64(1),)",
 }

@@ -143,6 +143,8 @@ class KernelWriter:
         return [self.atom(v) for v in jaxpr.outvars]
 
     def reshape_code(self, x: str, aval, new_shape) -> str:
+        if not aval.shape and not new_shape:  # a scalar stays a scalar
+            return x
         if not aval.shape:
             return f"np.full({tuple(new_shape)}, {x})"
         if not new_shape:
