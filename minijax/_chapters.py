@@ -62,6 +62,7 @@ MODULES = {
     "minijax.numpy.statistics": 0,
     "minijax.numpy.index_tricks": 0,
     "minijax.numpy.misc": 0,
+    "minijax.numpy.special_elementwise": 0,
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,

@@ -15,8 +15,10 @@ scalars is weakly typed.
 """
 from __future__ import annotations
 
+import operator
 import string
 from collections import Counter
+
 
 import numpy as np
 
@@ -385,6 +387,40 @@ def _einsum_pair(lhs, lnames, rhs, rnames, keep: str, final: str | None, precisi
     return out, bnames + lrest + rrest
 
 
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_letters(sublist) -> str:
+    """``[0, 1, Ellipsis]`` -> ``"ab..."``: label ``k`` is the k-th letter of a-zA-Z."""
+    letters = []
+    for label in sublist:
+        if label is Ellipsis:
+            letters.append("...")
+            continue
+        try:
+            k = operator.index(label)
+        except TypeError:
+            raise TypeError("For this input type lists must contain either int or "
+                            f"Ellipsis; got {label!r}") from None
+        if not 0 <= k < len(_EINSUM_LETTERS):
+            raise ValueError(f"subscript is not within the valid range [0, 52); got {k}")
+        letters.append(_EINSUM_LETTERS[k])
+    return "".join(letters)
+
+
+def _sublists_to_subscripts(args):
+    """NumPy's second einsum form, ``einsum(op0, sublist0, op1, sublist1, ..., [out])``,
+    rewritten as a subscripts string and the list of operands."""
+    operands, sublists = list(args[0::2]), list(args[1::2])
+    output = None
+    if len(operands) > len(sublists):  # an odd count: the last argument is the output
+        output = operands.pop()
+    subscripts = ",".join(_sublist_letters(s) for s in sublists)
+    if output is not None:
+        subscripts += "->" + _sublist_letters(output)
+    return subscripts, operands
+
+
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)`` is ``a @ b``.
@@ -396,9 +432,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-    if not isinstance(subscripts, str):
-        raise TypeError("einsum subscripts must be a string (the operand/sublist form "
-                        "is not supported by minijax)")
+    if not isinstance(subscripts, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2])
+        subscripts, operands = _sublists_to_subscripts((subscripts, *operands))
     check_arraylike("einsum", *operands)
     operands = [asarray(x) for x in operands]
     shapes = [_shape(x) for x in operands]
