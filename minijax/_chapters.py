@@ -99,6 +99,7 @@ MODULES = {
     # chapter 04
     "minijax.interpreters.batching": 4,
     "minijax.interpreters.batching_rules": 4,
+    "minijax.numpy.vectorization": 4,
     # chapter 05
     "minijax.pretty_printer": 5,
     "minijax.jaxpr": 5,
