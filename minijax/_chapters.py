@@ -129,6 +129,7 @@ MODULES = {
     "minijax.control_flow.associative": 8,
     "minijax.scipy.incomplete_gamma": 8,
     "minijax.scipy.incomplete_beta": 8,
+    "minijax.numpy.ufunc_objects": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.passes": 9,
