@@ -130,6 +130,7 @@ MODULES = {
     "minijax.scipy.incomplete_gamma": 8,
     "minijax.scipy.incomplete_beta": 8,
     "minijax.numpy.ufunc_objects": 8,
+    "minijax.numpy.branching": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.passes": 9,
