@@ -63,6 +63,7 @@ MODULES = {
     "minijax.numpy.index_tricks": 0,
     "minijax.numpy.misc": 0,
     "minijax.numpy.special_elementwise": 0,
+    "minijax.numpy.polynomial_fits": 0,
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,
