@@ -64,6 +64,7 @@ MODULES = {
     "minijax.numpy.misc": 0,
     "minijax.numpy.special_elementwise": 0,
     "minijax.numpy.polynomial_fits": 0,
+    "minijax.numpy.histograms_nd": 0,
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,

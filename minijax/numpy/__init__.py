@@ -17,6 +17,7 @@ from minijax.numpy.index_tricks import *  # noqa: F401,F403
 from minijax.numpy.misc import *  # noqa: F401,F403
 from minijax.numpy.special_elementwise import *  # noqa: F401,F403
 from minijax.numpy.polynomial_fits import *  # noqa: F401,F403
+from minijax.numpy.histograms_nd import *  # noqa: F401,F403
 from minijax.numpy import linalg  # noqa: F401
 
 import numpy as _np

@@ -29,7 +29,7 @@ from minijax.interpreters.batching import vmap
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy.util import check_arraylike
 
-__all__ = ["vectorize", "apply_along_axis"]
+__all__ = ["vectorize", "apply_along_axis", "apply_over_axes"]
 
 _DIM = r"\w+"
 _ARG = rf"\((?:{_DIM}(?:,{_DIM})*)?\)"
@@ -200,5 +200,23 @@ def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
     return fun(arr)
 
 
+def apply_over_axes(func, a, axes):
+    """Apply ``func(a, axis)`` for each axis in turn, keeping the rank: a result with
+    one dimension fewer gets the reduced axis back as size 1 (``jnp.apply_over_axes``).
+    (It needs no ``vmap``; it lives here beside its sibling ``apply_along_axis``.)"""
+    check_arraylike("apply_over_axes", a)
+    a = _jnp.asarray(a)
+    for axis in axes:
+        b = func(a, axis)
+        if b.ndim == a.ndim:
+            a = b
+        elif b.ndim == a.ndim - 1:
+            a = _jnp.expand_dims(b, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return a
+
+
 # register into chapter 00's jnp namespace (chapter 00 cannot import vmap)
 _jnp.vectorize, _jnp.apply_along_axis = vectorize, apply_along_axis
+_jnp.apply_over_axes = apply_over_axes
