@@ -423,3 +423,7 @@ def test_view_and_byteswap_under_jit(jit_backend):
     check(minijax.jit(lambda v: v.view(jnp.int16))(V), V.view(np.int16), "int16")
     check(minijax.jit(lambda v: v.byteswap())(np.array([1, 256], np.int32)),
           np.array([1, 256], np.int32).byteswap(), "int32")
+    check(minijax.jit(lambda v: v.view(jnp.float32))(np.arange(8, dtype=np.uint8)),
+          np.arange(8, dtype=np.uint8).view(np.float32), "float32")
+    scalar_bytes = minijax.jit(lambda s: minijax.lax.bitcast_convert_type(s, jnp.uint8))
+    check(scalar_bytes(np.float32(1.5)), np.float32(1.5).reshape(1).view(np.uint8), "uint8")
