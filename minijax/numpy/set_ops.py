@@ -260,13 +260,24 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
     """The sorted distinct values present in either array."""
+    check_arraylike("union1d", ar1, ar2)
+    if size is None:
+        _require_concrete(ar1, "The error arose in union1d()")
+        _require_concrete(ar2, "The error arose in union1d()")
     return unique(_s.concatenate([_s.ravel(ar1), _s.ravel(ar2)]), size=size,
                   fill_value=fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """The sorted distinct values of ``ar1`` that are not in ``ar2``."""
+    """The sorted distinct values of ``ar1`` that are not in ``ar2``; with ``size``,
+    spare slots hold ``fill_value`` (default 0, and it may be traced)."""
+    check_arraylike("setdiff1d", ar1, ar2)
+    if size is None:
+        _require_concrete(ar1, "The error arose in setdiff1d()")
     ar1 = _s.ravel(_c.asarray(ar1))
+    fill = _c.asarray(0 if fill_value is None else fill_value).astype(ar1.dtype)
+    if ar1.shape[0] == 0:
+        return _c.full((size or 0,), fill, ar1.dtype)
     keep = _c.ones(ar1.shape, bool)
     if not assume_unique and size is None:
         ar1 = unique(ar1)
@@ -275,7 +286,10 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         ar1, counts = unique(ar1, return_counts=True, size=ar1.shape[0])
         keep = counts > 0
     keep = keep & ~isin(ar1, ar2)
-    return extract(keep, ar1, size=size, fill_value=0 if fill_value is None else fill_value)
+    if size is None:
+        return ar1[keep]
+    (slot,) = nonzero(keep, size=size, fill_value=ar1.shape[0])
+    return _u.where(slot < ar1.shape[0], take(ar1, slot, mode="fill", fill_value=0), fill)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,

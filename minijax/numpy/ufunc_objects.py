@@ -340,7 +340,7 @@ def _reduceat_by_loop(self, a, indices, axis, dtype):
         raise ValueError("reduceat requires a single integer axis.")
     axis = canonicalize_axis(axis, a.ndim)
     out = _jnp.take(a, indices, axis=axis)
-    bounds = _misc.append(indices, a.shape[axis])
+    bounds = _jnp.concatenate([indices, _jnp.full((1,), a.shape[axis], indices.dtype)])
     other_dims = [d for d in range(out.ndim) if d != axis]
     bounds = _jnp.expand_dims(bounds, other_dims)
     starts = lax.slice_in_dim(bounds, 0, bounds.shape[axis] - 1, axis=axis)

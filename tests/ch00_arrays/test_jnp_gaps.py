@@ -224,9 +224,39 @@ def test_set_operations_with_size_under_jit(jit_backend, op, size, want):
     check(minijax.jit(lambda a, b: op(a, b, size=size))(A1, A2), want, "int32")
 
 
-def test_set_operations_without_size_cannot_be_traced():
-    with pytest.raises(ConcretizationTypeError, match="first argument of jnp.unique"):
-        minijax.jit(jnp.intersect1d)(A1, A2)
+@pytest.mark.parametrize("op, message", [
+    (jnp.intersect1d, "first argument of jnp.unique"), (jnp.setxor1d, "first argument of jnp.unique"),
+    (jnp.setdiff1d, "The error arose in setdiff1d"), (jnp.union1d, "The error arose in union1d"),
+])
+def test_set_operations_without_size_cannot_be_traced(op, message):
+    with pytest.raises(ConcretizationTypeError, match=message):
+        minijax.jit(op)(A1, A2)
+
+
+def test_setdiff1d_fill_value_may_be_traced(jit_backend):
+    # from JAX 0.10.2
+    f = minijax.jit(lambda a, b, fill: jnp.setdiff1d(a, b, size=4, fill_value=fill))
+    check(f(A1, A2, 9), [1, 2, 3, 9], "int32")
+    check(jnp.setdiff1d(np.array([], np.int32), A2, size=2, fill_value=7), [7, 7], "int32")
+
+
+def test_round_of_complex_numbers_rounds_both_parts():
+    z = np.array([1.5 + 2.5j, -0.5 - 1.4j], np.complex64)
+    check(jnp.round(z), np.round(z), "complex64")
+    # from JAX 0.10.2
+    assert str(minijax.make_jaxpr(jnp.round)(z[:1])) == """\
+{ lambda ; a:c64[1]. let
+    b:c64[1] = jit[
+      name=round
+      jaxpr={ lambda ; a:c64[1]. let
+          c:f32[1] = real a
+          d:f32[1] = round[rounding_method=1] c
+          e:f32[1] = imag a
+          f:f32[1] = round[rounding_method=1] e
+          b:c64[1] = complex d f
+        in (b,) }
+    ] a
+  in (b,) }"""
 
 
 # --- poly and polyfit ----------------------------------------------------------------------
