@@ -390,34 +390,31 @@ def _einsum_pair(lhs, lnames, rhs, rnames, keep: str, final: str | None, precisi
 _EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _sublist_letters(sublist) -> str:
-    """``[0, 1, Ellipsis]`` -> ``"ab..."``: label ``k`` is the k-th letter of a-zA-Z."""
-    letters = []
-    for label in sublist:
-        if label is Ellipsis:
-            letters.append("...")
-            continue
-        try:
-            k = operator.index(label)
-        except TypeError:
-            raise TypeError("For this input type lists must contain either int or "
-                            f"Ellipsis; got {label!r}") from None
-        if not 0 <= k < len(_EINSUM_LETTERS):
-            raise ValueError(f"subscript is not within the valid range [0, 52); got {k}")
-        letters.append(_EINSUM_LETTERS[k])
-    return "".join(letters)
-
-
 def _sublists_to_subscripts(args):
     """NumPy's second einsum form, ``einsum(op0, sublist0, op1, sublist1, ..., [out])``,
-    rewritten as a subscripts string and the list of operands."""
+    rewritten as a subscripts string and the list of operands.
+
+    A label may be any sortable value (ints, as NumPy says, but JAX also takes
+    strings or floats); the distinct labels, sorted, become the letters a, b,
+    c..., so an output left implicit lists the dimensions in label order.
+    """
     operands, sublists = list(args[0::2]), list(args[1::2])
-    output = None
-    if len(operands) > len(sublists):  # an odd count: the last argument is the output
-        output = operands.pop()
-    subscripts = ",".join(_sublist_letters(s) for s in sublists)
+    output = operands.pop() if len(operands) > len(sublists) else None  # odd count
+    labels = {label for sub in [*sublists, *([output] if output is not None else [])]
+              for label in sub if label is not Ellipsis}
+    try:
+        ordered = sorted(labels)
+    except TypeError:
+        raise TypeError("For this input type lists must contain either Ellipsis or hashable "
+                        "and comparable object (e.g. int, str).") from None
+    if len(ordered) > len(_EINSUM_LETTERS):
+        raise ValueError(f"minijax: einsum supports at most {len(_EINSUM_LETTERS)} distinct "
+                         f"labels; got {len(ordered)}")
+    letter = {label: _EINSUM_LETTERS[k] for k, label in enumerate(ordered)}
+    spell = lambda sub: "".join("..." if x is Ellipsis else letter[x] for x in sub)
+    subscripts = ",".join(spell(sub) for sub in sublists)
     if output is not None:
-        subscripts += "->" + _sublist_letters(output)
+        subscripts += "->" + spell(output)
     return subscripts, operands
 
 
