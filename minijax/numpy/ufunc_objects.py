@@ -169,8 +169,10 @@ _call_vectorized = jit(_named("_call_vectorized", lambda self, *args:
 # --- reduce -----------------------------------------------------------------------
 
 def _result_dtype(self, *args):
-    """The dtype ``func`` returns for scalars of ``args``' dtypes (traced, not run)."""
-    ones = [lax._convert_element_type(1, dtypes.dtype(x), False) for x in args]
+    """The dtype ``func`` returns for scalars of ``args``' dtypes (traced, not run);
+    a Python scalar stays weak, so ``maximum.at(int8_array, i, 4)`` stays int8."""
+    ones = [lax._convert_element_type(1, dtypes.dtype(x, canonicalize=True),
+                                      dtypes.is_weakly_typed(x)) for x in args]
     return eval_shape(self._func, *ones).dtype
 
 

@@ -191,6 +191,13 @@ def test_at_other_forms():
           [False, True, False, False], "bool")
 
 
+def test_at_keeps_the_array_dtype_for_python_scalars():
+    # from JAX 0.10.2: a Python int is weak, so an int8 array stays int8
+    x = jnp.ones(4, jnp.int8)
+    check(jnp.maximum.at(x, jnp.array([1]), 4, inplace=False), [1, 4, 1, 1], "int8")
+    check(jnp.subtract.reduce(x, initial=2), -2, "int8")
+
+
 def test_at_under_jit(jit_backend):
     f = minijax.jit(lambda x, i: jnp.maximum.at(x, i, 4, inplace=False))
     check(f(ONES, jnp.array([1, 1, 3])), [1, 4, 1, 4, 1, 1, 1, 1, 1, 1], "int32")
