@@ -110,6 +110,24 @@ def test_method_errors_are_jax(call, error, message):
         call()
 
 
+def test_bitwise_and_logical_reductions_are_one_primitive():
+    # from JAX 0.10.2
+    assert str(minijax.make_jaxpr(lambda x: jnp.bitwise_or.reduce(x, axis=1))(X)) == """\
+{ lambda ; a:i32[2,3]. let
+    b:i32[2] = jit[
+      name=reduce
+      jaxpr={ lambda ; a:i32[2,3]. let
+          b:i32[2] = reduce_or[axes=(1,)] a
+        in (b,) }
+    ] a
+  in (b,) }"""
+    check(jnp.bitwise_and.reduce(np.array([3, 7], np.uint8)), 3, "uint8")
+    check(jnp.logical_and.reduce(X, initial=False), [False] * 3, "bool")
+    check(jnp.bitwise_or.reduce(X, where=X > 2), np.bitwise_or.reduce(X, where=X > 2), "int32")
+    with pytest.raises(ValueError, match="integer argument required; got dtype=float32"):
+        jnp.bitwise_xor.reduce(F)
+
+
 def test_reduce_jaxprs_are_jax():
     # from JAX 0.10.2: a fast path is one primitive inside jit[name=reduce]
     assert str(minijax.make_jaxpr(jnp.add.reduce)(X)) == """\
