@@ -36,7 +36,7 @@ from minijax.interpreters.batching import vmap
 from minijax.jit import eval_shape, jit
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy import misc as _misc, reductions as _r, ufuncs as _u
-from minijax.numpy.util import check_arraylike
+from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 from minijax.numpy.vectorization import vectorize
 
 __all__ = ["ufunc", "frompyfunc"]
@@ -391,6 +391,30 @@ def _reduce_extremum(reduction):
     return reduce
 
 
+def _logsumexp(a, *, axis, dtype, keepdims, initial, where):
+    """``logaddexp.reduce``: ``log(sum(exp(a - m))) + m`` with ``m`` the largest finite
+    maximum (held constant for derivatives), not a loop of pairwise logaddexps.
+    ``dtype`` is accepted and, as in JAX 0.10.2, not used."""
+    (a,) = promote_dtypes_inexact(_jnp.asarray(a))
+    dims = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    dims = tuple(canonicalize_axis(d, a.ndim) for d in dims)
+    amax = _jnp.max(_jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(_jnp.where(_jnp.isfinite(amax), amax, 0))
+    amax_full = amax if keepdims else _jnp.expand_dims(amax, dims)
+    total = _jnp.sum(_jnp.exp(a - amax_full.astype(a.dtype)), axis=dims, keepdims=keepdims,
+                     where=where)
+    out = _jnp.log(total) + amax.astype(total.dtype)
+    return out if initial is None else _u.logaddexp(initial, out)
+
+
+def _logsumexp2(a, *, axis, dtype, keepdims, initial, where):
+    """``logaddexp2.reduce``: :func:`_logsumexp` in base 2 (scale by ln 2 and back)."""
+    ln2 = float(np.log(2))
+    initial = None if initial is None else initial * ln2
+    return _logsumexp(_jnp.asarray(a) * ln2, axis=axis, dtype=dtype, keepdims=keepdims,
+                      initial=initial, where=where) / ln2
+
+
 def _binary(func, identity, **methods) -> ufunc:
     return ufunc(func, 2, 1, name=func.__name__, call=func, identity=identity, **methods)
 
@@ -409,7 +433,8 @@ _BUILTIN = [
     _binary(_u.logical_and, True, reduce=_reduce_with(_r._reduce_logical_and)),
     _binary(_u.logical_or, False, reduce=_reduce_with(_r._reduce_logical_or)),
     _binary(_u.logical_xor, False, reduce=_reduce_with(_r._reduce_logical_xor)),
-    _binary(_u.logaddexp, -np.inf), _binary(_misc.logaddexp2, -np.inf),
+    _binary(_u.logaddexp, -np.inf, reduce=_logsumexp),
+    _binary(_misc.logaddexp2, -np.inf, reduce=_logsumexp2),
     ufunc(_u.negative, 1, 1, name="negative", call=_u.negative),
 ]
 

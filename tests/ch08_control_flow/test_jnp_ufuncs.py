@@ -128,6 +128,19 @@ def test_bitwise_and_logical_reductions_are_one_primitive():
         jnp.bitwise_xor.reduce(F)
 
 
+def test_logaddexp_reduce_is_logsumexp():
+    from scipy.special import logsumexp
+    big = np.array([[1000.0, 1000.0, -np.inf], [1.0, 2.0, 3.0]], np.float32)
+    check(jnp.logaddexp.reduce(big, axis=1), logsumexp(big, axis=1), "float32", rtol=1e-6)
+    check(jnp.logaddexp.reduce(F, axis=None, keepdims=True),
+          logsumexp(F, axis=None, keepdims=True), "float32", rtol=1e-6)
+    check(jnp.logaddexp.reduce(F, where=F > 2, initial=0.0),
+          np.logaddexp.reduce(F, where=F > 2, initial=0.0), "float32", rtol=1e-6)
+    check(jnp.logaddexp2.reduce(F, axis=1), np.log2(np.exp2(F).sum(1)), "float32", rtol=1e-6)
+    g = minijax.grad(lambda v: jnp.logaddexp.reduce(v))(np.array([0.0, 1.0, 2.0], np.float32))
+    check(g, np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum(), rtol=1e-6)
+
+
 def test_reduce_jaxprs_are_jax():
     # from JAX 0.10.2: a fast path is one primitive inside jit[name=reduce]
     assert str(minijax.make_jaxpr(jnp.add.reduce)(X)) == """\
