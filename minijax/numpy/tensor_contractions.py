@@ -15,7 +15,6 @@ scalars is weakly typed.
 """
 from __future__ import annotations
 
-import operator
 import string
 from collections import Counter
 
