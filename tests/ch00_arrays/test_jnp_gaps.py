@@ -230,7 +230,8 @@ def test_set_operations_with_size_under_jit(jit_backend, op, size, want):
 
 
 @pytest.mark.parametrize("op, message", [
-    (jnp.intersect1d, "first argument of jnp.unique"), (jnp.setxor1d, "first argument of jnp.unique"),
+    (jnp.intersect1d, "first argument of jnp.unique"),
+    (jnp.setxor1d, "first argument of jnp.unique"),
     (jnp.setdiff1d, "The error arose in setdiff1d"), (jnp.union1d, "The error arose in union1d"),
 ])
 def test_set_operations_without_size_cannot_be_traced(op, message):
