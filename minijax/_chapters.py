@@ -66,6 +66,9 @@ MODULES = {
     "minijax.numpy.index_tricks": 0,
     "minijax.numpy.misc": 0,
     "minijax.numpy.fft": 0,
+    "minijax.numpy.special_elementwise": 0,
+    "minijax.numpy.polynomial_fits": 0,
+    "minijax.numpy.histograms_nd": 0,
     "minijax.nn": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,
@@ -102,6 +105,7 @@ MODULES = {
     # chapter 04
     "minijax.interpreters.batching": 4,
     "minijax.interpreters.batching_rules": 4,
+    "minijax.numpy.vectorization": 4,
     # chapter 05
     "minijax.pretty_printer": 5,
     "minijax.jaxpr": 5,
@@ -132,6 +136,8 @@ MODULES = {
     "minijax.control_flow.associative": 8,
     "minijax.scipy.incomplete_gamma": 8,
     "minijax.scipy.incomplete_beta": 8,
+    "minijax.numpy.ufunc_objects": 8,
+    "minijax.numpy.branching": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.windows": 9,

@@ -15,6 +15,9 @@ from minijax.numpy.set_ops import *  # noqa: F401,F403
 from minijax.numpy.statistics import *  # noqa: F401,F403
 from minijax.numpy.index_tricks import *  # noqa: F401,F403
 from minijax.numpy.misc import *  # noqa: F401,F403
+from minijax.numpy.special_elementwise import *  # noqa: F401,F403
+from minijax.numpy.polynomial_fits import *  # noqa: F401,F403
+from minijax.numpy.histograms_nd import *  # noqa: F401,F403
 from minijax.numpy import linalg  # noqa: F401
 from minijax.numpy import fft  # noqa: F401  (a submodule: ``jnp.fft.rfft``)
 

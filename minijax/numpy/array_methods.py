@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 from minijax.numpy.util import is_arraylike, is_traced
 
 # operator -> (jnp function, reflected?)
@@ -93,6 +95,70 @@ def _round_op(self, ndigits=None):
     return jnp.round(self, ndigits)
 
 
+def _copy(self):
+    """``x.copy()``: a new array with the same values (``jnp.copy``; a ``copy`` equation)."""
+    return _jnp().copy(self)
+
+
+def _view(self, dtype=None, type=None):
+    """``x.view(dtype)``: the same bytes read as another dtype (``bitcast_convert_type``).
+
+    A narrower dtype splits each element into ``k`` along the last axis, a
+    wider one joins ``k`` neighbours, so the last axis shrinks or grows by
+    ``k``; bools and complex numbers, which a bitcast does not take, go
+    through ``uint8`` and their (real, imag) float pairs.
+    """
+    jnp = _jnp()
+    from minijax import lax
+    from minijax.numpy.creation import _user_dtype
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = _user_dtype(dtype, "view")
+    bits_in, bits_out = 8 * self.dtype.itemsize, 8 * dtype.itemsize
+    if self.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is "
+                             "unchanged.")
+        return _view(lax.expand_dims(self, (0,)), dtype).squeeze()
+    if (self.shape[-1] * bits_in) % bits_out != 0:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor "
+                         "of the total size in bytes of the last axis of the array.")
+    if self.dtype == dtype:
+        return self
+    if self.dtype == np.bool_:
+        return _view(self.astype(np.uint8), dtype)
+    if np.issubdtype(self.dtype, np.complexfloating):  # interleave (real, imag)
+        part = jnp.finfo(self.dtype).dtype
+        pairs = jnp.stack([jnp.real(self), jnp.imag(self)], axis=-1)
+        return _view(pairs.reshape(*self.shape[:-1], 2 * self.shape[-1]).astype(part), dtype)
+    if dtype == np.bool_:
+        return _view(self, np.uint8).astype(np.bool_)
+    if np.issubdtype(dtype, np.complexfloating):
+        parts = _view(self, jnp.finfo(dtype).dtype).astype(dtype)
+        return parts[..., 0::2] + 1j * parts[..., 1::2]
+    if bits_in < bits_out:  # join k neighbours into one element
+        k = bits_out // bits_in
+        return lax.bitcast_convert_type(
+            self.reshape(*self.shape[:-1], self.shape[-1] // k, k), dtype)
+    out = lax.bitcast_convert_type(self, dtype)  # a new last axis of k parts
+    if bits_in > bits_out:
+        out = out.reshape(*out.shape[:-2], out.shape[-2] * out.shape[-1])
+    return out
+
+
+def _byteswap(self):
+    """``x.byteswap()``: each element's bytes in reverse order (little- <-> big-endian)."""
+    from minijax import lax
+    if np.issubdtype(self.dtype, np.complexfloating):
+        return lax.complex(_byteswap(self.real), _byteswap(self.imag))
+    if self.dtype.itemsize == 1:
+        return self.copy()
+    as_bytes = lax.bitcast_convert_type(self, np.dtype(np.uint8))
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype)
+
+
 def install_array_methods(cls) -> None:
     """Give ``cls`` the operators and methods of a NumPy array, backed by ``jnp``."""
     jnp = _jnp()
@@ -127,6 +193,7 @@ def install_array_methods(cls) -> None:
     if get("reshape") is not None:
         cls.reshape = _reshape
     cls.__iter__ = _iter
+    cls.copy, cls.view, cls.byteswap = _copy, _view, _byteswap
     cls.__round__ = _round_op
     getitem = get("_getitem")
     if getitem is not None:

@@ -14,13 +14,14 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.numpy import creation as _c, shapes as _s, ufuncs as _u
+from minijax.numpy.set_ops import nonzero
 from minijax.numpy.util import check_arraylike
 
 __all__ = [
     "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
     "diag_indices", "diag_indices_from", "diagflat", "fill_diagonal", "indices",
     "ix_", "unravel_index", "ravel_multi_index", "mgrid", "ogrid", "r_", "c_",
-    "s_", "index_exp",
+    "s_", "index_exp", "mask_indices",
 ]
 
 _int = dtypes.default_int_dtype
@@ -247,3 +248,10 @@ r_ = _Concat(axis=0, ndmin=1, trans1d=-1)
 c_ = _Concat(axis=-1, ndmin=2, trans1d=0)
 s_ = _IndexExpression(maketuple=False)
 index_exp = _IndexExpression(maketuple=True)
+
+
+def mask_indices(n: int, mask_func, k: int = 0, *, size=None):
+    """The ``(rows, cols)`` where ``mask_func(ones((n, n)), k)`` is nonzero, e.g.
+    ``mask_indices(3, jnp.triu)`` gives the upper triangle; under tracing pass ``size``."""
+    rows, cols = nonzero(mask_func(_c.ones((n, n)), k), size=size)
+    return rows, cols

@@ -112,6 +112,8 @@ def _identity(dt: np.dtype, value) -> np.ndarray:
     if np.issubdtype(dt, np.integer) and np.isinf(value):
         info = np.iinfo(dt)
         return np.asarray(info.min if value < 0 else info.max, dt)
+    if np.issubdtype(dt, np.unsignedinteger) and value == -1:  # all bits set
+        return np.asarray(np.iinfo(dt).max, dt)
     return np.asarray(value, dt)
 
 
@@ -123,6 +125,10 @@ _REDUCERS = {
     "min": ("reduce_min", "min", np.inf, "reduce_min"),
     "all": ("reduce_and", "bitwise_and", True, "reduce_and"),
     "any": ("reduce_or", "bitwise_or", False, "reduce_or"),
+    # the reductions of the ufuncs jnp.bitwise_and/or/xor and jnp.logical_xor
+    "bitwise_and": ("reduce_and", "bitwise_and", -1, "reduce_and"),
+    "bitwise_or": ("reduce_or", "bitwise_or", 0, "reduce_or"),
+    "bitwise_xor": ("reduce_xor", "bitwise_xor", 0, "reduce_xor"),
 }
 _BOOL_OPS = {"add": "bitwise_or", "mul": "bitwise_and"}
 
@@ -600,3 +606,28 @@ def array_equiv(a1, a2):
     except ValueError:  # incompatible ranks; equal ranks raise lax's TypeError, as in JAX
         return asarray(False)
     return all(eq)
+
+
+# --- the reductions behind jnp.bitwise_and.reduce & co (chapter 08's ufunc objects) ------
+
+def _require_integer(a):
+    if not dtypes.issubdtype(_aval(a).dtype, np.integer) and _aval(a).dtype != np.bool_:
+        raise ValueError(f"integer argument required; got dtype={_aval(a).dtype}")
+    return a
+
+
+def _bitwise_reduction(kind: str, preproc):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return _reduction(a, f"reduce_{kind}", kind, axis=axis, dtype=dtype, out=out,
+                          keepdims=keepdims, initial=initial, where=where, preproc=preproc)
+    reduce.__name__ = reduce.__qualname__ = f"_reduce_{kind}"
+    reduce.__doc__ = f"``jnp.{kind}.reduce``: one ``reduce_{kind.split('_')[1]}``."
+    return reduce
+
+
+_reduce_bitwise_and = _bitwise_reduction("bitwise_and", _require_integer)
+_reduce_bitwise_or = _bitwise_reduction("bitwise_or", _require_integer)
+_reduce_bitwise_xor = _bitwise_reduction("bitwise_xor", _require_integer)
+_reduce_logical_xor = _bitwise_reduction("bitwise_xor", _cast_to_bool)
+_reduce_logical_and = _bitwise_reduction("bitwise_and", _cast_to_bool)
+_reduce_logical_or = _bitwise_reduction("bitwise_or", _cast_to_bool)

@@ -15,20 +15,23 @@ element of a mask sits where the running count first reaches ``k + 1``.
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
 import numpy as np
 
 from minijax import dtypes
+from minijax.array import Array
+from minijax.lax.base import canonicalize_axis
 from minijax.numpy import creation as _c, reductions as _r, shapes as _s, sorting as _so
 from minijax.numpy import ufuncs as _u
 from minijax.numpy.indexing import take
-from minijax.numpy.util import check_arraylike
+from minijax.numpy.util import check_arraylike, promote_dtypes
 from minijax.numpy.util import is_traced as _is_traced
 
 __all__ = [
     "nonzero", "argwhere", "flatnonzero", "unique", "unique_values",
     "unique_counts", "unique_inverse", "unique_all", "isin", "union1d",
-    "intersect1d", "setdiff1d", "extract",
+    "intersect1d", "setdiff1d", "setxor1d", "extract",
 ]
 
 
@@ -123,49 +126,102 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 # --- unique ------------------------------------------------------------------
 
+class _UniqueAllResult(NamedTuple):
+    """What :func:`unique_all` returns (the Array API's named tuple)."""
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class _UniqueCountsResult(NamedTuple):
+    """What :func:`unique_counts` returns."""
+    values: Array
+    counts: Array
+
+
+class _UniqueInverseResult(NamedTuple):
+    """What :func:`unique_inverse` returns."""
+    values: Array
+    inverse_indices: Array
+
+
+_UNIQUE_SIZE_HINT = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify "
+    "a concrete value for the size argument, which will determine the output size.")
+
+
+def _sorted_rows(rows, equal_nan: bool):
+    """Sort the rows of a 2-D ``rows`` lexicographically; mark each row that differs
+    from the one before it (the first of each group of equal rows).
+
+    Returns ``(sorted_rows, is_new, perm)`` with ``sorted_rows = rows[perm]``.
+    """
+    n, m = rows.shape
+    if m == 1:
+        perm = _so.argsort(rows[:, 0])
+    else:  # lexsort's *last* key is the primary one: column 0
+        perm = _so.lexsort([rows[:, j] for j in reversed(range(m))])
+    aux = rows[perm]
+    differs = aux[1:] != aux[:-1]
+    if equal_nan and dtypes.issubdtype(rows.dtype, np.inexact):  # NaN equals NaN here
+        differs = differs & ~(_u.isnan(aux[1:]) & _u.isnan(aux[:-1]))
+    is_new = _s.concatenate([_c.ones(min(n, 1), bool), _r.any(differs, axis=1)])
+    return aux, is_new, perm
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False,
            axis=None, *, equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted distinct values of ``ravel(ar)`` (``axis=None`` only here).
+    """The sorted distinct values of ``ar`` (``axis=None``: of ``ravel(ar)``), or its
+    distinct slices along ``axis``.
 
-    Sort, mark each element that differs from its predecessor, and keep the
-    marked ones. Under tracing pass ``size``; spare slots hold ``fill_value``
-    (default: the smallest value).
+    Both cases are one algorithm on a 2-D array of rows (one row per slice;
+    one column when ``axis=None``): sort the rows lexicographically, mark each
+    row that differs from its predecessor, keep the marked ones. Under
+    tracing pass ``size``; spare slots hold ``fill_value`` (default: the
+    smallest row), their index is the first unique's and their count 0.
+    ``sorted`` is accepted and ignored, as in JAX (the result is always sorted).
     """
+    del sorted
     check_arraylike("unique", ar)
-    if axis is not None:
-        raise NotImplementedError("minijax: jnp.unique supports axis=None only")
-    ar = _s.ravel(_c.asarray(ar))
-    n = ar.shape[0]
-    perm = _so.argsort(ar)
-    aux = ar[perm]
-    is_new = _s.concatenate([_c.ones(min(n, 1), bool), aux[1:] != aux[:-1]])
-    if equal_nan and dtypes.issubdtype(ar.dtype, np.inexact) and n:
-        both_nan = _s.concatenate([_c.zeros(1, bool), _u.isnan(aux[1:]) & _u.isnan(aux[:-1])])
-        is_new = is_new & ~both_nan
-    if size is None and _is_traced(ar):
-        _require_concrete(
-            ar, "The error arose for the first argument of jnp.unique(). To make "
-                "jnp.unique() compatible with JIT and other transforms, you can specify "
-                "a concrete value for the size argument, which will determine the "
-                "output size.")
+    ar = _c.asarray(ar)
+    if size is None:
+        _require_concrete(ar, "The error arose for the first argument of jnp.unique(). "
+                              + _UNIQUE_SIZE_HINT)
+    else:
+        size = operator.index(size)
+    in_shape, flattened = ar.shape, axis is None
+    if flattened:
+        ar, axis = _s.ravel(ar), 0
+    axis = canonicalize_axis(axis, ar.ndim)
+    n = ar.shape[axis]
+    if n == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
+    slices = _s.moveaxis(ar, axis, 0)
+    rest = slices.shape[1:]
+    rows = slices.reshape(n, int(np.prod(rest, dtype=int)))
+    if rows.shape[1] == 0:  # slices of size 0 are all equal: one unique slice
+        rows = _c.zeros((n, 1), ar.dtype)
+    aux, is_new, perm = _sorted_rows(rows, equal_nan)
     size = _static_size(is_new, size, "")
     starts = _true_positions(is_new, size)
     valid = starts < n
     safe = _u.where(valid, starts, 0)
-    fill = aux[0] if fill_value is None and n else (fill_value if fill_value is not None else 0)
-    values = _u.where(valid, aux[safe] if n else _c.zeros(size, ar.dtype),
-                      _c.asarray(fill).astype(ar.dtype))
-    out = [values]
+    slices_sorted = slices[perm] if n else slices
+    values = slices_sorted[safe] if n else _c.zeros((size, *rest), ar.dtype)
+    if fill_value is not None:
+        keep = valid.reshape((size,) + (1,) * len(rest))
+        values = _u.where(keep, values, _c.asarray(fill_value).astype(ar.dtype))
+    out = [_s.moveaxis(values, 0, axis)]
     if return_index:
-        # spare slots repeat the first index (slot 0), as JAX's do
         out.append((perm[safe] if n else safe).astype(dtypes.default_int_dtype))
     if return_inverse:
         group = _r.cumsum(is_new.astype(dtypes.default_int_dtype)) - 1
         inv = _c.zeros(n, dtypes.default_int_dtype).at[perm].set(group)
-        out.append(inv)
+        out.append(inv.reshape(in_shape) if flattened else inv)  # NumPy 2's shape
     if return_counts:
-        ends = _s.concatenate([starts[1:], _c.asarray([n])]) if size else starts
-        ends = _u.minimum(ends, n)
+        ends = _u.minimum(_true_positions(is_new, size + 1)[1:], n)  # the next group's start
         out.append(_u.where(valid, ends - safe, 0).astype(dtypes.default_int_dtype))
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -176,20 +232,21 @@ def unique_values(x, /, *, size=None, fill_value=None):
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
-    """``(values, counts)`` of the distinct values of ``x``."""
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+    """``(values, counts)`` of the distinct values of ``x``, as a named tuple."""
+    return _UniqueCountsResult(*unique(x, return_counts=True, size=size,
+                                       fill_value=fill_value))
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
     """``(values, inverse_indices)``; the inverse has the shape of ``x``."""
     values, inv = unique(x, return_inverse=True, size=size, fill_value=fill_value)
-    return values, inv.reshape(np.shape(x) if not hasattr(x, "shape") else x.shape)
+    return _UniqueInverseResult(values, inv.reshape(np.shape(x)))
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
     """``(values, indices, inverse_indices, counts)`` of the distinct values of ``x``."""
     values, idx, inv, counts = unique(x, True, True, True, size=size, fill_value=fill_value)
-    return values, idx, inv.reshape(x.shape if hasattr(x, "shape") else np.shape(x)), counts
+    return _UniqueAllResult(values, idx, inv.reshape(np.shape(x)), counts)
 
 
 # --- membership and set operations -------------------------------------------
@@ -203,13 +260,24 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
     """The sorted distinct values present in either array."""
+    check_arraylike("union1d", ar1, ar2)
+    if size is None:
+        _require_concrete(ar1, "The error arose in union1d()")
+        _require_concrete(ar2, "The error arose in union1d()")
     return unique(_s.concatenate([_s.ravel(ar1), _s.ravel(ar2)]), size=size,
                   fill_value=fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """The sorted distinct values of ``ar1`` that are not in ``ar2``."""
+    """The sorted distinct values of ``ar1`` that are not in ``ar2``; with ``size``,
+    spare slots hold ``fill_value`` (default 0, and it may be traced)."""
+    check_arraylike("setdiff1d", ar1, ar2)
+    if size is None:
+        _require_concrete(ar1, "The error arose in setdiff1d()")
     ar1 = _s.ravel(_c.asarray(ar1))
+    fill = _c.asarray(0 if fill_value is None else fill_value).astype(ar1.dtype)
+    if ar1.shape[0] == 0:
+        return _c.full((size or 0,), fill, ar1.dtype)
     keep = _c.ones(ar1.shape, bool)
     if not assume_unique and size is None:
         ar1 = unique(ar1)
@@ -218,15 +286,28 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         ar1, counts = unique(ar1, return_counts=True, size=ar1.shape[0])
         keep = counts > 0
     keep = keep & ~isin(ar1, ar2)
-    return extract(keep, ar1, size=size, fill_value=0 if fill_value is None else fill_value)
+    if size is None:
+        return ar1[keep]
+    (slot,) = nonzero(keep, size=size, fill_value=ar1.shape[0])
+    return _u.where(slot < ar1.shape[0], take(ar1, slot, mode="fill", fill_value=0), fill)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
-    """The sorted distinct values present in both arrays (and, optionally, where)."""
-    a1, a2 = _s.ravel(_c.asarray(ar1)), _s.ravel(_c.asarray(ar2))
-    u1, i1 = unique(a1, return_index=True)
-    u2, i2 = unique(a2, return_index=True)
+    """The sorted distinct values present in both arrays (and, optionally, where:
+    the first index of each in ``ar1`` and in ``ar2``).
+
+    With ``size`` it is traceable: spare slots hold ``fill_value`` (default: the
+    smallest common value, or 0 when there is none) and the spare indices are
+    ``len(ar1)`` and ``len(ar2)``.
+    """
+    check_arraylike("intersect1d", ar1, ar2)
+    a1, a2 = promote_dtypes(_s.ravel(_c.asarray(ar1)), _s.ravel(_c.asarray(ar2)))
+    if size is not None:
+        return _intersect1d_fixed_size(a1, a2, operator.index(size), fill_value,
+                                       assume_unique, return_indices)
+    u1, i1 = unique(a1, return_index=True) if not assume_unique else (a1, _c.arange(a1.shape[0]))
+    u2, i2 = unique(a2, return_index=True) if not assume_unique else (a2, _c.arange(a2.shape[0]))
     both = _s.concatenate([u1, u2])
     order = _so.argsort(both)
     aux = both[order]
@@ -237,3 +318,74 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     first = order[:-1][dup]
     second = order[1:][dup] - u1.shape[0]
     return values, i1[first], i2[second]
+
+
+def _intersect1d_fixed_size(a1, a2, size, fill_value, assume_unique, return_indices):
+    """``intersect1d`` with a static output ``size``: compare the distinct values of
+    ``a1`` with those of ``a2`` (an ``n1 x n2`` table of equalities), keep the hits."""
+    n1, n2 = a1.shape[0], a2.shape[0]
+    if assume_unique:
+        u1, i1, ok1 = a1, _c.arange(n1), _c.ones(n1, bool)
+        u2, i2, ok2 = a2, _c.arange(n2), _c.ones(n2, bool)
+    else:  # fixed-size unique: spare slots have count 0
+        u1, i1, c1 = unique(a1, return_index=True, return_counts=True, size=n1) if n1 else (
+            a1, _c.arange(0), _c.arange(0))
+        u2, i2, c2 = unique(a2, return_index=True, return_counts=True, size=n2) if n2 else (
+            a2, _c.arange(0), _c.arange(0))
+        ok1, ok2 = c1 > 0, c2 > 0
+    equal = (u1[:, None] == u2[None, :]) & ok1[:, None] & ok2[None, :]
+    hit = _r.any(equal, axis=1)
+    (slot,) = nonzero(hit, size=size, fill_value=n1)
+    found = slot < n1
+    values = take(u1, slot, mode="fill", fill_value=0)
+    if fill_value is None:  # the smallest common value (0 if none), as JAX fills
+        smallest = _r.min(_u.where(found, values, _r.max(values))) if size else 0
+        values = _u.where(found, values, smallest)
+    else:
+        values = _u.where(found, values, _c.asarray(fill_value).astype(values.dtype))
+    if not return_indices:
+        return values
+    where_in_2 = _r.argmax(take(equal, slot, axis=0, mode="fill", fill_value=False), axis=1)
+    idx1 = _u.where(found, take(i1, slot, mode="fill", fill_value=0), n1)
+    idx2 = _u.where(found, i2[where_in_2] if n2 else 0, n2)
+    return values, idx1.astype(dtypes.default_int_dtype), idx2.astype(dtypes.default_int_dtype)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted values that are in exactly one of the two arrays.
+
+    Sort the distinct values of both together: a value in only one array has
+    no equal neighbour. With ``size``, spare slots hold ``fill_value``
+    (default: the smallest value found).
+    """
+    check_arraylike("setxor1d", ar1, ar2)
+    a1, a2 = promote_dtypes(_s.ravel(_c.asarray(ar1)), _s.ravel(_c.asarray(ar2)))
+    if size is None:
+        if not assume_unique:
+            a1, a2 = unique(a1), unique(a2)
+        ok1, ok2 = _c.ones(a1.shape[0], bool), _c.ones(a2.shape[0], bool)
+    elif not assume_unique:  # fixed-size unique: a spare slot has count 0
+        a1, c1 = unique(a1, return_counts=True, size=a1.shape[0])
+        a2, c2 = unique(a2, return_counts=True, size=a2.shape[0])
+        ok1, ok2 = c1 > 0, c2 > 0
+    else:
+        ok1, ok2 = _c.ones(a1.shape[0], bool), _c.ones(a2.shape[0], bool)
+    both, ok = _s.concatenate([a1, a2]), _s.concatenate([ok1, ok2])
+    if both.shape[0] == 0:
+        return both if size is None else _c.full(size, 0 if fill_value is None else fill_value,
+                                                 both.dtype)
+    order = _so.lexsort([both, ~ok])  # valid entries first, each part sorted
+    aux, ok = both[order], ok[order]
+    same_as_next = _s.concatenate([(aux[1:] == aux[:-1]) & ok[1:], _c.zeros(1, bool)])
+    same_as_prev = _s.concatenate([_c.zeros(1, bool), same_as_next[:-1]])
+    alone = ok & ~same_as_next & ~same_as_prev
+    if size is None:
+        return aux[alone]
+    (slot,) = nonzero(alone, size=size, fill_value=aux.shape[0])
+    found = slot < aux.shape[0]
+    values = take(aux, slot, mode="fill", fill_value=0)
+    if fill_value is None:  # the smallest value found
+        fill = _r.min(_u.where(found, values, _r.max(aux)))
+    else:
+        fill = _c.asarray(fill_value).astype(aux.dtype)
+    return _u.where(found, values, fill)

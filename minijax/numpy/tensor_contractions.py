@@ -18,6 +18,7 @@ from __future__ import annotations
 import string
 from collections import Counter
 
+
 import numpy as np
 
 from minijax import dtypes, lax
@@ -385,6 +386,37 @@ def _einsum_pair(lhs, lnames, rhs, rnames, keep: str, final: str | None, precisi
     return out, bnames + lrest + rrest
 
 
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublists_to_subscripts(args):
+    """NumPy's second einsum form, ``einsum(op0, sublist0, op1, sublist1, ..., [out])``,
+    rewritten as a subscripts string and the list of operands.
+
+    A label may be any sortable value (ints, as NumPy says, but JAX also takes
+    strings or floats); the distinct labels, sorted, become the letters a, b,
+    c..., so an output left implicit lists the dimensions in label order.
+    """
+    operands, sublists = list(args[0::2]), list(args[1::2])
+    output = operands.pop() if len(operands) > len(sublists) else None  # odd count
+    labels = {label for sub in [*sublists, *([output] if output is not None else [])]
+              for label in sub if label is not Ellipsis}
+    try:
+        ordered = sorted(labels)
+    except TypeError:
+        raise TypeError("For this input type lists must contain either Ellipsis or hashable "
+                        "and comparable object (e.g. int, str).") from None
+    if len(ordered) > len(_EINSUM_LETTERS):
+        raise ValueError(f"minijax: einsum supports at most {len(_EINSUM_LETTERS)} distinct "
+                         f"labels; got {len(ordered)}")
+    letter = {label: _EINSUM_LETTERS[k] for k, label in enumerate(ordered)}
+    spell = lambda sub: "".join("..." if x is Ellipsis else letter[x] for x in sub)
+    subscripts = ",".join(spell(sub) for sub in sublists)
+    if output is not None:
+        subscripts += "->" + spell(output)
+    return subscripts, operands
+
+
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)`` is ``a @ b``.
@@ -396,9 +428,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-    if not isinstance(subscripts, str):
-        raise TypeError("einsum subscripts must be a string (the operand/sublist form "
-                        "is not supported by minijax)")
+    if not isinstance(subscripts, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2])
+        subscripts, operands = _sublists_to_subscripts((subscripts, *operands))
     check_arraylike("einsum", *operands)
     operands = [asarray(x) for x in operands]
     shapes = [_shape(x) for x in operands]

@@ -376,6 +376,14 @@ def round(a, decimals: int = 0, out=None):
         return a
     if not _is(a, np.inexact):
         raise ValueError(f"data type {_dtype(a).type} not inexact")
+    if _is(a, np.complexfloating):  # the real and imaginary parts, each on its own
+        return lax.complex(_round_float(lax.real(a), decimals),
+                           _round_float(lax.imag(a), decimals))
+    return _round_float(a, decimals)
+
+
+def _round_float(a, decimals: int):
+    """Round a float array to ``decimals`` places, halves to even."""
     to_even = lax.RoundingMethod.TO_NEAREST_EVEN
     if decimals == 0:
         return lax.round(a, to_even)

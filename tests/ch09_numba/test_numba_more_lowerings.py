@@ -57,6 +57,20 @@ def test_bitcast_convert_type_same_width():
           f, numpy_f=lambda v: (v.view(np.uint32), v[1:2].view(np.int32)[0]))
 
 
+def test_bitcast_convert_type_between_widths():
+    """Narrower: a new trailing axis of parts; wider: the trailing axis is consumed
+    (``Array.view``); a scalar becomes a vector of its parts."""
+    f = np.array([[1.5, -0.0], [np.inf, 3e-39]], np.float32)
+    b = np.arange(16, dtype=np.uint8).reshape(2, 2, 4)
+    check(lambda v, w, s: (lax.bitcast_convert_type(v, jnp.uint8),
+                           lax.bitcast_convert_type(w, jnp.float32),
+                           lax.bitcast_convert_type(s, jnp.int16)),
+          f, b, np.float32(2.5),
+          numpy_f=lambda v, w, s: (v.view(np.uint8).reshape(2, 2, 4),
+                                   w.view(np.float32).reshape(2, 2),
+                                   s.reshape(1).view(np.int16)))
+
+
 def test_erf_inv_is_bit_identical_to_the_interpreter():
     x = np.concatenate([np.linspace(-1, 1, 2001, dtype=np.float32),
                         np.array([np.nan, 1.5, -0.0, 0.9999999, -0.99999994], np.float32)])

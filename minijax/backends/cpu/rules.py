@@ -677,10 +677,15 @@ def _rev(w, eqn, x):
 @lowering(lax.bitcast_convert_type_p, bits=True)
 def _bitcast(w, eqn, x):
     """A view of the same bits. A float16 array already is its bits (uint16) in a
-    kernel; a float16 scalar is a float32 variable, converted from or to bits."""
+    kernel; a float16 scalar is a float32 variable, converted from or to bits.
+    Between widths (``Array.view``) the last axis splits into, or joins, the
+    narrower elements: a contiguous view, reshaped to the output's shape."""
     old, new = eqn.invars[0].aval, eqn.outvars[0].aval
     if old.dtype.itemsize != new.dtype.itemsize:
-        raise NotImplementedError("bitcast_convert_type between widths")
+        if not old.shape and is_half(old.dtype):
+            raise NotImplementedError("bitcast_convert_type of a float16 scalar between widths")
+        source = f"np.ascontiguousarray({x})" if old.shape else f"np.full((1,), {x})"
+        return f"{source}.view({data_shape(new)[1]}).reshape({tuple(data_shape(new)[0])})"
     if old.dtype == new.dtype:
         return x
     if not old.shape:

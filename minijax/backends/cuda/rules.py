@@ -480,11 +480,13 @@ register(lax.reshape_p, _reshape, "driver", bits=True, complex=True)
 
 
 def _bitcast(eqn, x: str) -> str:
-    """Between dtypes of one width: the same device memory, viewed as the new dtype."""
+    """The same device memory, viewed as the new dtype (float16 itself: CUDA has it);
+    between widths the last axis splits or joins, so the view is reshaped too."""
     old, new = eqn.invars[0].aval.dtype, eqn.outvars[0].aval.dtype
+    view = f"{x}.view(np.{np.dtype(new).name})"
     if np.dtype(old).itemsize != np.dtype(new).itemsize:
-        raise NotImplementedError(f"bitcast_convert_type from {old} to {new}")
-    return f"{x}.view(np.{np.dtype(new).name})"  # (float16 itself: CUDA has it)
+        view += f".reshape({tuple(data_shape(eqn.outvars[0].aval)[0]) or (1,)})"
+    return view
 
 
 register(lax.bitcast_convert_type_p, _bitcast, "driver")
