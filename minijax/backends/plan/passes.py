@@ -278,10 +278,11 @@ def _rewrite_bodies(closed_jaxpr: ClosedJaxpr, pass_, eqns) -> ClosedJaxpr:
 
 
 def _is_foldable(eqn) -> bool:
-    """A scalar conversion, copy or broadcast of literals: no arithmetic, so
+    """A scalar conversion, copy, broadcast or reshape of literals: no arithmetic, so
     computing it now (by its impl rule) gives the kernel's bits exactly."""
     prim = eqn.primitive
-    return (prim.moves_data and prim.kind in ("elementwise", "broadcast")
+    scalar_move = prim.kind in ("elementwise", "broadcast") or prim is reshape_p
+    return (prim.moves_data and scalar_move
             and not prim.multiple_results and eqn.invars
             and all(isinstance(a, Literal) for a in eqn.invars)
             and not eqn.outvars[0].aval.shape and not eqn.effects)
