@@ -53,8 +53,8 @@ from minijax.interpreters.batching import (BatchTrace, BatchTracer, batch_size, 
                                            batching_rules, matchaxis, not_mapped)
 from minijax.interpreters.linearize import (JaxprTrace, custom_partial_eval_rules, dce_jaxpr,
                                             dce_rules)
-from minijax.interpreters.partial_eval import (DebugInfo, debug_info,
-                                               trace_to_jaxpr_dynamic)
+from minijax.interpreters.partial_eval import (DebugInfo, compile_time_eval_active,
+                                               debug_info, trace_to_jaxpr_dynamic)
 from minijax.interpreters.transpose import add_jaxvals, backward_pass, transpose_rules
 from minijax.jaxpr import ClosedJaxpr, _pp_eqn, eval_jaxpr, pp_eqn_rules
 from minijax.lax import reduce_sum
@@ -1002,6 +1002,9 @@ def _eval_custom_call(primitive, trace, call, args):
 
 def _stage_custom_call(primitive, trace, call, args):
     """Trace the function now; bind the primitive with the rules in its params."""
+    if compile_time_eval_active() and not any(isinstance(x, Tracer) for x in args):
+        with set_current_trace(eval_trace):  # (inside ensure_compile_time_eval)
+            return call.fun(*args)
     call_jaxpr, consts = _trace_flat(call.fun, args, call.debug_info)
     return primitive.bind(*consts, *args, call_jaxpr=call_jaxpr, num_consts=len(consts),
                           symbolic_zeros=call.symbolic_zeros, **call.rules)
