@@ -13,9 +13,21 @@ function. Usually that is what we want; sometimes it is not:
 ``custom_jvp(f)`` attaches a forward-mode rule to ``f``; ``custom_vjp(f)``
 attaches a forward pass and a backward pass. How they fit into minijax:
 
-**custom_jvp.** Calling the decorated function under a transformation traces
-``f`` to a jaxpr and binds one primitive, ``custom_jvp_call``, which carries
-that jaxpr (``call_jaxpr``) *and* the user's rule (``jvp_jaxpr_fun``). Every
+**Lazily, as in JAX.** Calling the decorated function under a transformation
+runs nothing at once: the function and its rules go, unrun, to the current
+trace, and each kind of trace runs only what it needs (see "Running a custom
+function" near the end of this file):
+
+- ``jvp`` and ``grad`` (whose linearize is a JVP) run only the *rule*: the
+  function itself is neither called nor traced, so Python control flow on
+  values works inside it, and it prints nothing;
+- ``vmap`` wraps the function and the rules in ``vmap`` and hands them on;
+- ``jit``/``make_jaxpr`` trace the function to a jaxpr and bind a primitive
+  that carries the rules, still unrun, for whoever differentiates the
+  jaxpr later.
+
+**custom_jvp.** Its primitive, ``custom_jvp_call``, carries the function's
+jaxpr (``call_jaxpr``) *and* the user's rule (``jvp_jaxpr_fun``). Every
 interpreter has a rule for it: evaluation runs ``call_jaxpr``; ``vmap``
 batches both the jaxpr and the rule; the JVP rule *calls the user's rule*
 instead of differentiating ``call_jaxpr``. Reverse mode needs nothing more:
@@ -24,8 +36,8 @@ instead of differentiating ``call_jaxpr``. Reverse mode needs nothing more:
 transposed.
 
 **custom_vjp.** Its primitive, ``custom_vjp_call``, carries the traced ``f``,
-the user's ``fwd`` and the user's ``bwd``. Its JVP rule runs ``fwd`` (the
-primal outputs and the *residuals*) and binds a second primitive,
+the user's ``fwd`` and the user's ``bwd``. Differentiating it runs ``fwd``
+(the primal outputs and the *residuals*) and binds a second primitive,
 ``custom_lin``, on the residuals and the tangents. ``custom_lin`` is never
 evaluated: under ``linearize`` its tangent inputs are unknown, so it is
 staged into the linear jaxpr, and its *transpose rule* calls ``bwd``. That is
@@ -1006,8 +1018,90 @@ def _stage_custom_call(primitive, trace, call, args):
         with set_current_trace(eval_trace):  # (inside ensure_compile_time_eval)
             return call.fun(*args)
     call_jaxpr, consts = _trace_flat(call.fun, args, call.debug_info)
+    rules = dict(call.rules)
+    if primitive is custom_jvp_call_p:
+        rules["jvp_jaxpr_fun"] = _Rule(rules["jvp_jaxpr_fun"].name, _TracedOnce(
+            rules["jvp_jaxpr_fun"], _trace_jvp_rule))
+    else:
+        rules["fwd_jaxpr_thunk"] = _Rule(rules["fwd_jaxpr_thunk"].name, _TracedOnce(
+            rules["fwd_jaxpr_thunk"], _trace_fwd_rule))
     return primitive.bind(*consts, *args, call_jaxpr=call_jaxpr, num_consts=len(consts),
-                          symbolic_zeros=call.symbolic_zeros, **call.rules)
+                          symbolic_zeros=call.symbolic_zeros, **rules)
+
+
+class _TracedOnce:
+    """A staged call's rule, traced to a jaxpr the first time it is asked for, per
+    input types, and evaluated from then on (JAX memoizes its ``jvp_jaxpr_thunk``
+    and ``fwd_jaxpr_thunk`` alike).
+
+    A transformation of a staged jaxpr may ask for the rule more than once (the
+    JVP of ``cond`` differentiates each branch twice: once to learn which
+    outputs have tangents, once to build them); the user's Python rule still
+    runs once, as in JAX. A rule whose jaxpr captured a tracer (it closes over
+    a value of a transformation still running) is not kept.
+    """
+
+    def __init__(self, rule: Callable, trace_rule: Callable):
+        self.rule, self.trace_rule = rule, trace_rule
+        self.cache: dict = {}
+
+    def __call__(self, *args):
+        key, in_vals, run = self.trace_rule(self.rule, *args)
+        entry = self.cache.get(key)
+        if entry is None:
+            entry = run()
+            if not any(isinstance(c, Tracer) for c in entry[1]):
+                self.cache[key] = entry
+        jaxpr, consts, rebuild = entry
+        return rebuild(args, eval_jaxpr(jaxpr, consts, *in_vals))
+
+
+def _trace_jvp_rule(rule, primals, tangents):
+    """How :class:`_TracedOnce` traces a jvp rule: ``(key, jaxpr inputs, trace)``."""
+    zeros = tuple(_is_zero(t) for t in tangents)
+    key = ("jvp", tuple(map(_typeof, primals)), tuple(map(_typeof, tangents)), zeros)
+    in_vals = [*primals, *[t for t, z in zip(tangents, zeros) if not z]]
+    n = len(primals)
+
+    def run():
+        found = []
+
+        def flat(*xs):
+            nonzero = iter(xs[n:])
+            ts = [t if z else next(nonzero) for t, z in zip(tangents, zeros)]
+            p_out, t_out = rule(list(xs[:n]), ts)
+            found.append([t if _is_zero(t) else None for t in t_out])
+            return [*p_out, *[t for t in t_out if not _is_zero(t)]]
+
+        jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [_typeof(x) for x in in_vals])
+        out_zeros, = found
+
+        def rebuild(_, outs):
+            p_out, nonzero = outs[:len(out_zeros)], iter(outs[len(out_zeros):])
+            return p_out, [z if z is not None else next(nonzero) for z in out_zeros]
+        return jaxpr, consts, rebuild
+    return key, in_vals, run
+
+
+def _trace_fwd_rule(fwd, primals, perturbed):
+    """How :class:`_TracedOnce` traces a custom_vjp ``fwd`` rule."""
+    key = ("fwd", tuple(map(_typeof, primals)), tuple(perturbed))
+
+    def run():
+        found = []
+
+        def flat(*xs):
+            res, res_info, primals_out = fwd(list(xs), perturbed)
+            found.append((res_info, len(res)))
+            return [*res, *primals_out]
+
+        jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [_typeof(x) for x in primals])
+        (res_info, n_res), = found
+
+        def rebuild(_, outs):
+            return outs[:n_res], res_info, outs[n_res:]
+        return jaxpr, consts, rebuild
+    return key, list(primals), run
 
 
 def _jvp_custom_call(primitive, trace, call, args):

@@ -101,9 +101,13 @@ def _random_like(rng: np.random.RandomState, x):
     return out.item() if _is_python_scalar(x) else out
 
 
+def _contract(x, y):
+    return np.real(np.dot(np.conj(x).reshape(-1), np.reshape(y, -1)))
+
+
 def _inner(xs, ys):
-    contract = lambda x, y: np.real(np.dot(np.conj(x).reshape(-1), np.reshape(y, -1)))  # noqa: E731
-    return tree_reduce(np.add, tree_map(contract, xs, ys))
+    """``<xs, ys>``: the real inner product of two pytrees of arrays."""
+    return tree_reduce(np.add, tree_map(_contract, xs, ys))
 
 
 def numerical_jvp(f: Callable, primals, tangents, eps: float = EPS):

@@ -72,6 +72,23 @@ JVP_CASES = [
     ("jvp_grad", lambda f: jax.jvp(jax.grad(f), (X,), (X,)), ["jvp"]),
     ("grad_grad", lambda f: jax.grad(jax.grad(f))(X), ["jvp"]),
     ("jit_vmap_grad", lambda f: jax.jit(jax.vmap(jax.grad(f)))(XS), ["jvp"]),
+    # staged by a higher-order primitive first, differentiated afterwards: the rule
+    # runs once even where the jaxpr is differentiated twice (cond's branches)
+    ("grad_checkpoint", lambda f: jax.grad(jax.checkpoint(f))(X), ["f", "jvp"]),
+    ("grad_scan", lambda f: jax.grad(lambda c: jax.lax.scan(
+        lambda c, _: (f(c), None), c, None, length=2)[0])(X), ["f", "jvp"]),
+    ("grad_cond", lambda f: jax.grad(lambda c: jax.lax.cond(c > 0, f, jnp.cos, c))(X),
+     ["f", "jvp"]),
+    ("jvp_while", lambda f: jax.jvp(lambda c: jax.lax.while_loop(
+        lambda c: c < 3, lambda c: f(c) + c + 1, c), (X,), (X,)), ["f", "jvp"]),
+    ("jacrev", lambda f: jax.jacrev(f)(XS), ["jvp"]),
+    ("jacfwd", lambda f: jax.jacfwd(f)(XS), ["jvp"]),
+    ("vmap_vmap", lambda f: jax.vmap(jax.vmap(f))(jnp.ones((2, 3))), ["f"]),
+    ("grad_vmap_vmap", lambda f: jax.grad(lambda v: jax.vmap(jax.vmap(f))(v).sum())(
+        jnp.ones((2, 3))), ["jvp"]),
+    ("vmap_grad_jit", lambda f: jax.vmap(jax.grad(jax.jit(f)))(XS), ["f", "jvp"]),
+    ("eval_shape", lambda f: jax.eval_shape(f, X), ["f"]),
+    ("value_and_grad", lambda f: jax.value_and_grad(f)(X), ["jvp"]),
 ]
 
 VJP_CASES = [
@@ -88,6 +105,14 @@ VJP_CASES = [
     ("linearize", lambda h: jax.linearize(h, X), ["fwd"]),
     ("jit_vmap_grad", lambda h: jax.jit(jax.vmap(jax.grad(h)))(XS), ["fwd", "bwd"]),
     ("grad_grad", lambda h: jax.grad(jax.grad(h))(X), ["fwd", "bwd"]),
+    ("grad_scan", lambda h: jax.grad(lambda c: jax.lax.scan(
+        lambda c, _: (h(c), None), c, None, length=2)[0])(X), ["h", "fwd", "bwd"]),
+    ("grad_checkpoint", lambda h: jax.grad(jax.checkpoint(h))(X), ["h", "fwd", "bwd"]),
+    ("grad_fori_loop", lambda h: jax.grad(lambda c: jax.lax.fori_loop(
+        0, 2, lambda i, c: h(c), c))(X), ["h", "fwd", "bwd"]),
+    ("jacrev", lambda h: jax.jacrev(h)(XS), ["fwd", "bwd"]),
+    ("vmap_grad_jit", lambda h: jax.vmap(jax.grad(jax.jit(h)))(XS), ["h", "fwd", "bwd"]),
+    # (grad of a cond: JAX 0.10.2 calls bwd twice, ["h", "fwd", "bwd", "bwd"]; minijax once)
 ]
 
 
