@@ -50,3 +50,14 @@ from minijax import random  # noqa: F401  (ch13)
 import minijax.nn.initializers  # noqa: F401,E402  (ch13)
 
 __version__ = "0.1.0"
+
+# --- Issue 19: AD semantics and small APIs, as JAX 0.10.2 has them ---------------------
+from minijax.dtypes import float0  # noqa: F401,E402  (ch00)
+from minijax import sharding  # noqa: F401,E402  (ch00: Array.sharding)
+from minijax.core import typeof  # noqa: F401,E402  (ch01)
+from minijax.interpreters.partial_eval import ensure_compile_time_eval  # noqa: F401,E402  (ch05)
+from minijax.name_stack import named_call, named_scope  # noqa: F401,E402  (ch05)
+from minijax.custom_gradient import custom_gradient  # noqa: F401,E402  (ch07)
+from minijax.closure_convert import closure_convert  # noqa: F401,E402  (ch07)
+import minijax.test_util  # noqa: F401,E402  (ch07: jax.test_util.check_grads)
+import minijax.ad_checkpoint  # noqa: F401,E402  (ch07: jax.ad_checkpoint)

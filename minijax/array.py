@@ -24,6 +24,7 @@ from minijax import dtypes
 from minijax.abstract_arrays import HasAval, ShapedArray
 from minijax.buffers import Buffer, buffer_on
 from minijax.devices import Device
+from minijax.sharding import SingleDeviceSharding
 
 
 class Array(HasAval):
@@ -43,6 +44,11 @@ class Array(HasAval):
 
     def devices(self) -> set[Device]:
         return {self._live_buffer().device}
+
+    @property
+    def sharding(self) -> SingleDeviceSharding:
+        """Where the array lives: all of it on its one device (see :mod:`minijax.sharding`)."""
+        return SingleDeviceSharding(self._live_buffer().device)
 
     # A single-device array: always addressable, never sharded or committed.
     committed = False

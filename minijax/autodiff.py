@@ -127,28 +127,83 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     flat_fun, out_tree_box = flatten_fun(fun, in_tree, has_aux)
     out_primals, lin, aux = linearize_flat(flat_fun, leaves)
     out_tree = out_tree_box[0]
-    out_avals = [_typeof(p) for p in out_primals]
-    src_info = fun_sourceinfo(fun)
-
-    def f_vjp(ct, *extra):
-        if extra:
-            name = src_info.split(" ")[0]
-            raise TypeError(_VJP_TOO_MANY_ARGS.format(name, len(extra) + 1))
-        cts, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda x: type(x) is Zero)
-        if ct_tree != out_tree:
-            raise _ct_tree_error(src_info, out_tree, ct_tree)
-        for c, aval in zip(cts, out_avals):
-            if type(c) is not Zero:
-                _check_ct(c, aval)
-        cts = [c for c, nz in zip(cts, lin.out_nonzero) if nz]
-        undefined = [UndefinedPrimal(a) for a, nz in zip(lin.in_avals, lin.in_nonzero) if nz]
-        in_cts = iter(backward_pass(lin.jaxpr, lin.consts, undefined, cts))
-        flat = [next(in_cts) if nz else Zero(a) for a, nz in zip(lin.in_avals, lin.in_nonzero)]
-        flat = [_zero_cotangent(c.aval) if type(c) is Zero else c for c in flat]
-        return tree_util.tree_unflatten(in_tree, flat)
-
+    # The residuals, as JAX orders them: the primal inputs that are residuals
+    # first (in input order; None for the others), then the computed ones.
+    input_index = {id(x): i for i, x in enumerate(leaves)}
+    inputs_used = {input_index[id(c)] for c in lin.consts if id(c) in input_index}
+    args_res = [x if i in inputs_used else None for i, x in enumerate(leaves)]
+    computed = [c for c in lin.consts if id(c) not in input_index]
+    order = [(True, input_index[id(c)]) if id(c) in input_index else (False, None)
+             for c in lin.consts]
+    pullback = functools.partial(_pullback, lin.replace_consts(None), tuple(order),
+                                 fun_sourceinfo(fun), [_typeof(p) for p in out_primals])
+    f_vjp = VJP(pullback, in_tree, out_tree, args_res, computed)
     primals_out = tree_util.tree_unflatten(out_tree, out_primals)
     return (primals_out, f_vjp, aux) if has_aux else (primals_out, f_vjp)
+
+
+class VJP:
+    """The pull-back that :func:`vjp` returns: a function, and a pytree.
+
+    Calling it, ``f_vjp(ct)``, runs the linear jaxpr backwards. As a pytree its
+    leaves are the *residuals* (the values saved by the forward pass that the
+    backward pass reads): first the primal inputs it reads (``args_res``, in
+    input order, ``None`` where an input is not needed), then the values the
+    forward pass computed (``residuals``). Everything else (the jaxpr, the
+    input and output structures) is static. So a pull-back can be passed into
+    ``jit`` or ``vmap`` as an argument, returned from one, or walked with
+    ``tree_map``, like JAX's (which also calls it ``VJP``).
+    """
+    __slots__ = ("fun", "in_tree", "out_tree", "args_res", "residuals", "__weakref__")
+
+    def __init__(self, fun: Callable, in_tree, out_tree, args_res: list, residuals: list):
+        self.fun, self.in_tree, self.out_tree = fun, in_tree, out_tree
+        self.args_res, self.residuals = args_res, residuals
+
+    @property
+    def jaxpr(self):
+        """The linear jaxpr (tangents in, tangents out) that is run backwards."""
+        return self.fun.args[0].jaxpr
+
+    def __call__(self, out_ct, *extra_args):
+        return self.fun(self.in_tree, self.out_tree, self.args_res, self.residuals, out_ct,
+                        *extra_args)
+
+    def __repr__(self):
+        return f"VJP(in_tree={self.in_tree}, out_tree={self.out_tree}, " \
+            f"args_res={self.args_res}, residuals={self.residuals})"
+
+
+tree_util.register_pytree_node(
+    VJP, lambda v: ((v.args_res, v.residuals), (v.fun, v.in_tree, v.out_tree)),
+    lambda static, children: VJP(*static, *children))
+
+
+def _pullback(lin, order, src_info: str, out_avals, in_tree, out_tree, args_res, computed,
+              ct, *extra):
+    """``ct -> J^T ct``: the backward pass of the linear jaxpr, on these residuals.
+
+    ``order`` says, for each constant of the linear jaxpr, where it is:
+    ``(True, i)`` for the primal input ``i``, ``(False, None)`` for the next
+    computed residual.
+    """
+    if extra:
+        name = src_info.split(" ")[0]
+        raise TypeError(_VJP_TOO_MANY_ARGS.format(name, len(extra) + 1))
+    cts, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda x: type(x) is Zero)
+    if ct_tree != out_tree:
+        raise _ct_tree_error(src_info, out_tree, ct_tree)
+    for c, aval in zip(cts, out_avals):
+        if type(c) is not Zero:
+            _check_ct(c, aval)
+    cts = [c for c, nz in zip(cts, lin.out_nonzero) if nz]
+    undefined = [UndefinedPrimal(a) for a, nz in zip(lin.in_avals, lin.in_nonzero) if nz]
+    computed = iter(computed)
+    residuals = [args_res[i] if is_input else next(computed) for is_input, i in order]
+    in_cts = iter(backward_pass(lin.jaxpr, residuals, undefined, cts))
+    flat = [next(in_cts) if nz else Zero(a) for a, nz in zip(lin.in_avals, lin.in_nonzero)]
+    flat = [_zero_cotangent(c.aval) if type(c) is Zero else c for c in flat]
+    return tree_util.tree_unflatten(in_tree, flat)
 
 
 # =============================================================================

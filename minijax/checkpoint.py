@@ -34,7 +34,7 @@ import dataclasses
 import functools
 import types
 import weakref
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -57,14 +57,55 @@ from minijax.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unf
 
 __all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "remat_p",
            "name_p", "everything_saveable", "nothing_saveable", "dots_saveable",
-           "dots_with_no_batch_dims_saveable"]
+           "dots_with_no_batch_dims_saveable", "Saveable", "Recompute", "Offloadable",
+           "save_and_offload_only_these_names", "offload_dot_with_no_batch_dims"]
 
 
 # =============================================================================
 # Policies: which values may be saved for the backward pass
 # =============================================================================
 # A policy is called as ``policy(primitive, *input_avals, **params)`` for each
-# equation whose inputs are all known, and answers "may its outputs be saved?".
+# equation whose inputs are all known, and answers "may its outputs be saved?":
+# True or ``Saveable`` (save them), False or ``Recompute`` (recompute them in the
+# backward pass), or ``Offloadable(src, dst)`` (save them in another memory).
+class RecomputeType:
+    """A policy's answer: recompute this value in the backward pass."""
+
+    def __repr__(self):
+        return "Recompute"
+
+
+class SaveableType:
+    """A policy's answer: save this value for the backward pass."""
+
+    def __repr__(self):
+        return "Saveable"
+
+
+Recompute, Saveable = RecomputeType(), SaveableType()
+
+
+class Offloadable(NamedTuple):
+    """A policy's answer: save this value, moved from memory ``src`` to ``dst``.
+
+    JAX moves it to host memory to free the accelerator's. minijax has one
+    memory per device, so an offloaded value is simply saved where it is.
+    """
+    src: str
+    dst: str
+
+
+def is_saveable(answer) -> bool:
+    """Does a policy's answer mean "save it"?"""
+    if answer is True or answer is Saveable or isinstance(answer, Offloadable):
+        return True
+    if answer is False or answer is Recompute:
+        return False
+    raise TypeError("Value returned by a remat policy should be a bool or "
+                    "`ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or "
+                    f"`ad_checkpoint.Offloadable(...)`. Got {answer} of type {type(answer)}.")
+
+
 def everything_saveable(*_, **__) -> bool:
     """Save every residual: as if ``checkpoint`` were not used at all."""
     return True
@@ -132,6 +173,40 @@ def save_anything_except_these_names(*names: str) -> Callable:
     return lambda *_, **__: True
 
 
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src, offload_dst):
+    """Save the values named ``names_which_can_be_saved``, offload (from memory
+    ``offload_src`` to ``offload_dst``) those named ``names_which_can_be_offloaded``,
+    recompute everything else."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+            f"and the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """``dots_with_no_batch_dims_saveable``, offloading instead of saving."""
+    def policy(prim, *_, **params):
+        if prim is dot_general_p:
+            (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+            if not lhs_batch and not rhs_batch:
+                return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
 def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable:
     """Saveable if either policy says so."""
     def policy(prim, *args, **params):
@@ -154,7 +229,9 @@ checkpoint_policies = types.SimpleNamespace(
     save_anything_except_these_names=save_anything_except_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_only_these_names=save_only_these_names,
-    save_from_both_policies=save_from_both_policies)
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims)
 
 
 # =============================================================================
@@ -387,7 +464,8 @@ def split_by_policy(jaxpr: Jaxpr, unknowns: Sequence[bool], policy: Callable):
             unknown.update(eqn.outvars)
             continue
         known_eqns.append(eqn)
-        if not policy(eqn.primitive, *(v.aval for v in eqn.invars), **eqn.params):
+        if not is_saveable(policy(eqn.primitive, *(v.aval for v in eqn.invars),
+                                  **eqn.params)):
             stage(eqn)  # not saveable: recompute it
     out_unknowns = [isinstance(v, Var) and v in unknown for v in jaxpr.outvars]
     jaxpr_known = Jaxpr([], [v for v, uk in zip(jaxpr.invars, unknowns) if not uk],

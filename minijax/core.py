@@ -42,7 +42,7 @@ from minijax.numpy.array_methods import install_array_methods
 
 __all__ = ["Trace", "Tracer", "EvalTrace", "ShapedArray", "Primitive",
            "set_current_trace", "find_cur_trace", "take_current_trace", "get_aval",
-           "bind", "eval_trace"]
+           "bind", "eval_trace", "typeof"]
 
 
 class Trace:
@@ -225,6 +225,21 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, Tracer):
         return x.aval
     return _concrete_aval(x)
+
+
+def typeof(x) -> ShapedArray:
+    """The type of a value as JAX sees it (``jax.typeof``): its abstract value.
+
+    ``typeof(jnp.ones(3))`` is ``float32[3]``, ``typeof(1.0)`` is ``~float32[]``
+    (weakly typed), and inside a transformation it is the tracer's aval: the
+    type of one example under ``vmap``.
+    """
+    if isinstance(x, Tracer):
+        return x.aval
+    try:
+        return _concrete_aval(x)
+    except TypeError:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
 
 
 def is_concrete(x) -> bool:

@@ -13,9 +13,21 @@ function. Usually that is what we want; sometimes it is not:
 ``custom_jvp(f)`` attaches a forward-mode rule to ``f``; ``custom_vjp(f)``
 attaches a forward pass and a backward pass. How they fit into minijax:
 
-**custom_jvp.** Calling the decorated function under a transformation traces
-``f`` to a jaxpr and binds one primitive, ``custom_jvp_call``, which carries
-that jaxpr (``call_jaxpr``) *and* the user's rule (``jvp_jaxpr_fun``). Every
+**Lazily, as in JAX.** Calling the decorated function under a transformation
+runs nothing at once: the function and its rules go, unrun, to the current
+trace, and each kind of trace runs only what it needs (see "Running a custom
+function" near the end of this file):
+
+- ``jvp`` and ``grad`` (whose linearize is a JVP) run only the *rule*: the
+  function itself is neither called nor traced, so Python control flow on
+  values works inside it, and it prints nothing;
+- ``vmap`` wraps the function and the rules in ``vmap`` and hands them on;
+- ``jit``/``make_jaxpr`` trace the function to a jaxpr and bind a primitive
+  that carries the rules, still unrun, for whoever differentiates the
+  jaxpr later.
+
+**custom_jvp.** Its primitive, ``custom_jvp_call``, carries the function's
+jaxpr (``call_jaxpr``) *and* the user's rule (``jvp_jaxpr_fun``). Every
 interpreter has a rule for it: evaluation runs ``call_jaxpr``; ``vmap``
 batches both the jaxpr and the rule; the JVP rule *calls the user's rule*
 instead of differentiating ``call_jaxpr``. Reverse mode needs nothing more:
@@ -24,8 +36,8 @@ instead of differentiating ``call_jaxpr``. Reverse mode needs nothing more:
 transposed.
 
 **custom_vjp.** Its primitive, ``custom_vjp_call``, carries the traced ``f``,
-the user's ``fwd`` and the user's ``bwd``. Its JVP rule runs ``fwd`` (the
-primal outputs and the *residuals*) and binds a second primitive,
+the user's ``fwd`` and the user's ``bwd``. Differentiating it runs ``fwd``
+(the primal outputs and the *residuals*) and binds a second primitive,
 ``custom_lin``, on the residuals and the tangents. ``custom_lin`` is never
 evaluated: under ``linearize`` its tangent inputs are unknown, so it is
 staged into the linear jaxpr, and its *transpose rule* calls ``bwd``. That is
@@ -43,16 +55,18 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from minijax.abstract_arrays import ShapedArray
-from minijax.core import Tracer, eval_trace, find_cur_trace, get_aval, set_current_trace
+from minijax.core import (EvalTrace, Tracer, eval_trace, find_cur_trace, get_aval,
+                          set_current_trace)
 from minijax.dispatch import to_numpy
 from minijax.errors import UnexpectedTracerError
-from minijax.interpreters.ad import (Zero, float0, instantiate_zeros, jvp_rules,
-                                     tangent_aval, zeros_like_aval)
+from minijax.interpreters.ad import (JVPTrace, Zero, float0, instantiate_zeros, jvp_rules,
+                                     maybe_jvp_tracer, tangent_aval, zeros_like_aval)
 from minijax.interpreters.batching import (BatchTrace, BatchTracer, batch_size, batched_aval,
                                            batching_rules, matchaxis, not_mapped)
-from minijax.interpreters.linearize import custom_partial_eval_rules, dce_jaxpr, dce_rules
-from minijax.interpreters.partial_eval import (DebugInfo, debug_info,
-                                               trace_to_jaxpr_dynamic)
+from minijax.interpreters.linearize import (JaxprTrace, custom_partial_eval_rules, dce_jaxpr,
+                                            dce_rules)
+from minijax.interpreters.partial_eval import (DebugInfo, compile_time_eval_active,
+                                               debug_info, trace_to_jaxpr_dynamic)
 from minijax.interpreters.transpose import add_jaxvals, backward_pass, transpose_rules
 from minijax.jaxpr import ClosedJaxpr, _pp_eqn, eval_jaxpr, pp_eqn_rules
 from minijax.lax import reduce_sum
@@ -176,26 +190,40 @@ def _type_tree(tree, avals) -> str:
     return str(tree_unflatten(tree, [a.str_short() for a in avals])).replace("'", "")
 
 
-def _trace_fun(fun: Callable, args: tuple, dbg: DebugInfo):
-    """Trace ``fun(*args)`` to a jaxpr: ``(call_jaxpr, consts, flat_args, out_tree)``.
+def _trace_flat(fun: Callable, leaves: Sequence, dbg: DebugInfo):
+    """Trace ``fun(*leaves) -> list`` to a jaxpr: ``(call_jaxpr, consts)``.
 
     The jaxpr's captured constants (closed-over arrays and tracers) become its
     leading inputs, and ``consts`` are their values: the primitive receives
     them as operands (JAX's ``num_consts``), so an enclosing transformation
     sees them.
     """
-    leaves, in_tree = tree_flatten(args)
-    out_trees = []
-
-    def flat_fun(*flat_args):
-        out, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, flat_args)))
-        out_trees.append(out_tree)
-        return out
-
-    jaxpr, _, consts = trace_to_jaxpr_dynamic(flat_fun, [get_aval(x) for x in leaves], dbg)
+    jaxpr, _, consts = trace_to_jaxpr_dynamic(fun, [get_aval(x) for x in leaves], dbg)
     jaxpr = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars],
                           debug_info=DebugInfo(dbg.traced_for, dbg.func_src_info, None))
-    return ClosedJaxpr(jaxpr, []), consts, leaves, in_tree, out_trees[0]
+    return ClosedJaxpr(jaxpr, []), consts
+
+
+class _OutputTree:
+    """The output structure of one call of a custom function.
+
+    Whichever runs first tells it: the function itself (then ``avals`` are
+    known too, and the rules' primal outputs are checked against them, as
+    JAX checks them when the function was traced before its rule ran), or a
+    rule (under ``jvp``/``grad`` the function may never run at all).
+    """
+    __slots__ = ("tree", "avals")
+
+    def __init__(self):
+        self.tree, self.avals = None, None
+
+
+def _call_flat(fun, args, static_argnums, in_tree, out: _OutputTree, *leaves) -> list:
+    """The user's function on flat leaves (its static arguments put back in place)."""
+    result = fun(*_merge_static(args, static_argnums, tree_unflatten(in_tree, leaves)))
+    out_leaves, out.tree = tree_flatten(result)
+    out.avals = [_typeof(x) for x in out_leaves]
+    return out_leaves
 
 
 def _call_jaxpr_name(closed: ClosedJaxpr) -> str:
@@ -220,16 +248,19 @@ def _unbatched_aval(aval: ShapedArray, dim) -> ShapedArray:
 
 
 def vmap_flat(fun: Callable, size: int, in_dims: Sequence, args: Sequence,
-              instantiate: bool = True) -> tuple[list, list[bool]]:
+              instantiate: bool = True, like: BatchTrace | None = None
+              ) -> tuple[list, list[bool]]:
     """Run ``fun(*args) -> list`` batched: ``args[i]`` has its batch axis at ``in_dims[i]``.
 
     Returns the outputs with their batch axis at 0, and which are batched; with
     ``instantiate`` every output is batched (an unbatched one is broadcast).
     Symbolic zeros pass through (their avals lose or gain the batch axis).
     This is ``vmap`` for code that already works on flat lists: the rules
-    here batch the user's rules with it.
+    here batch the user's rules with it. ``like`` is the trace of the ``vmap``
+    this batching is done for: the new trace shares its tag (and axis name),
+    so tracers of that ``vmap`` that ``fun`` closes over count as batched.
     """
-    trace = BatchTrace(find_cur_trace(), size)
+    trace = _batch_trace_like(like, size)
     ins = [x if d is not_mapped else
            type(x)(_unbatched_aval(x.aval, d)) if _is_zero(x) else BatchTracer(trace, x, d)
            for x, d in zip(args, in_dims)]
@@ -248,6 +279,13 @@ def vmap_flat(fun: Callable, size: int, in_dims: Sequence, args: Sequence,
             batched.append(keep)
     trace.invalidate()
     return results, batched
+
+
+def _batch_trace_like(like: BatchTrace | None, size: int) -> BatchTrace:
+    """A fresh batching trace on the current trace, for the same ``vmap`` as ``like``."""
+    if like is None:
+        return BatchTrace(find_cur_trace(), size)
+    return BatchTrace(find_cur_trace(), size, like.axis_name, like.spmd_axis_name, tag=like.tag)
 
 
 def _batch_call_jaxpr(closed: ClosedJaxpr, size: int, dims: Sequence) -> ClosedJaxpr:
@@ -323,21 +361,22 @@ class custom_jvp:
         if self.nondiff_argnums:  # their tangents are ignored: cut them off
             args = tuple(_stop_gradient(x) if i in self.nondiff_argnums else x
                          for i, x in enumerate(args))
-        if find_cur_trace() is eval_trace:
+        trace = find_cur_trace()
+        if trace is eval_trace:
             return self.fun(*args)  # nothing to differentiate or stage: just run it
         static, dyn = _split_static(args, self.nondiff_argnums)
-        dbg = debug_info("custom_jvp fun", self.fun, args, {},
-                         static_argnums=self.nondiff_argnums)
-        fun = lambda *dyn_args: self.fun(*_merge_static(args, self.nondiff_argnums, dyn_args))
-        call_jaxpr, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, dbg)
+        leaves, in_tree = tree_flatten(dyn)
+        out = _OutputTree()
         jvp_name = _fun_name(self.jvp)
-        rule = _Rule(jvp_name, functools.partial(
-            _call_jvp_rule, self.jvp, static, in_tree, out_tree,
-            call_jaxpr.out_avals, name, jvp_name))
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr,
-                                      jvp_jaxpr_fun=rule, num_consts=len(consts),
-                                      symbolic_zeros=self.symbolic_zeros)
-        return tree_unflatten(out_tree, outs)
+        call = _CustomCall(
+            fun=functools.partial(_call_flat, self.fun, args, self.nondiff_argnums, in_tree, out),
+            rules=dict(jvp_jaxpr_fun=_Rule(jvp_name, functools.partial(
+                _call_jvp_rule, self.jvp, static, in_tree, out, name, jvp_name))),
+            symbolic_zeros=self.symbolic_zeros,
+            debug_info=debug_info("custom_jvp fun", self.fun, args, {},
+                                  static_argnums=self.nondiff_argnums))
+        outs = run_custom_call(custom_jvp_call_p, trace, call, leaves)
+        return tree_unflatten(out.tree, outs)
 
 
 def _stop_gradient(tree):
@@ -351,7 +390,7 @@ def _sum_tangents(_, x, *xs):
     return x
 
 
-def _call_jvp_rule(jvp, static, in_tree, out_tree, out_avals, name, jvp_name,
+def _call_jvp_rule(jvp, static, in_tree, out: _OutputTree, name, jvp_name,
                    primals, tangents):
     """The user's rule on flat lists, with JAX's checks of what it returns."""
     pair = jvp(*static, tree_unflatten(in_tree, primals), tree_unflatten(in_tree, tangents))
@@ -365,8 +404,11 @@ def _call_jvp_rule(jvp, static, in_tree, out_tree, out_avals, name, jvp_name,
         raise TypeError(f"{where} must produce primal and tangent outputs with equal "
                         f"container (pytree) structures, but got {p_tree} and {t_tree} "
                         "respectively.")
-    _check_primal_out(where, name, "custom_jvp", out_tree, out_avals, p_tree,
-                      [get_aval(x) for x in primals_out])
+    if out.avals is None:  # the function has not run: its rule says what it returns
+        out.tree = p_tree
+    else:
+        _check_primal_out(where, name, "custom_jvp", out.tree, out.avals, p_tree,
+                          [get_aval(x) for x in primals_out])
     _check_tangents_out(primals_out, tangents_out)
     return primals_out, tangents_out
 
@@ -374,8 +416,8 @@ def _call_jvp_rule(jvp, static, in_tree, out_tree, out_avals, name, jvp_name,
 def _check_primal_out(where, name, kind, out_tree, out_avals, tree, avals):
     """The rule's primal output must have the function's structure and types.
 
-    (JAX checks this when the function has been traced before the rule runs,
-    e.g. under ``jit``; minijax always traces it first, so it always checks.)
+    (Checked when the function has run before its rule, e.g. under ``jit``, as in
+    JAX; under ``jvp`` and ``grad`` the function does not run at all.)
     """
     if kind == "custom_jvp":
         equal = (f"equal in value to the output of the custom_jvp-decorated function {name}, "
@@ -437,15 +479,62 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_co
     return primals_out, [Zero(t.aval) if type(t) is SymbolicZero else t for t in tangents_out]
 
 
-def _batched_jvp_rule(rule, size, dims, primals, tangents):
+def _batched_jvp_rule(rule, size, dims, primals, tangents, like=None, outs_batched=None):
+    """The rule run batched: a tangent has its primal's batch axis.
+
+    Without ``outs_batched`` every output is batched (at axis 0); with it, an
+    output is batched where the function's is (a primal and its tangent alike).
+    """
     n = len(primals)
 
     def flat(*xs):
         p, t = rule(list(xs[:n]), list(xs[n:]))
         return [*p, *t]
 
-    outs, _ = vmap_flat(flat, size, [*dims, *dims], [*primals, *tangents])
-    return outs[:len(outs) // 2], outs[len(outs) // 2:]
+    outs, batched = vmap_flat(flat, size, [*dims, *dims], [*primals, *tangents],
+                              instantiate=outs_batched is None, like=like)
+    m = len(outs) // 2
+    if outs_batched is not None:
+        want = outs_batched.settle([bp or bt for bp, bt in zip(batched[:m], batched[m:])])
+        outs = [_match_batched(size, x, b, w) for x, b, w in zip(outs, batched, want * 2)]
+    return outs[:m], outs[m:]
+
+
+class _BatchedOutputs:
+    """Which outputs of a lazily batched custom function are batched (at axis 0).
+
+    Whichever runs first says, the function or a rule; the other follows it (an
+    output a rule leaves unbatched is broadcast), so a staged call and its rules
+    agree on every output's shape.
+    """
+    __slots__ = ("batched",)
+
+    def __init__(self):
+        self.batched = None
+
+    def settle(self, batched: Sequence[bool]) -> list[bool]:
+        if self.batched is None:
+            self.batched = list(batched)
+        return self.batched
+
+
+def _match_batched(size: int, x, batched: bool, want: bool):
+    """``x`` (batched at 0 or not) as ``want`` says; a rule cannot batch what the
+    function did not."""
+    if batched == want:
+        return x
+    if batched:
+        raise ValueError("a custom rule returned a batched output where the custom "
+                         "function's output is not batched under vmap")
+    return type(x)(batched_aval(x.aval, size, 0)) if _is_zero(x) else \
+        matchaxis(size, not_mapped, 0, x)
+
+
+def _lazily_batched(fun, size, dims, outs_batched: _BatchedOutputs, like, *xs) -> list:
+    """The function run batched; which outputs are batched goes to ``outs_batched``."""
+    outs, batched = vmap_flat(fun, size, dims, xs, instantiate=False, like=like)
+    want = outs_batched.settle(batched)
+    return [_match_batched(size, x, b, w) for x, b, w in zip(outs, batched, want)]
 
 
 def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
@@ -600,23 +689,25 @@ class custom_vjp:
         args = _resolve_kwargs(self.fun, args, kwargs, "custom_vjp", name)
         for i in self.nondiff_argnums:
             _check_for_tracers(args[i])
-        if find_cur_trace() is eval_trace:
+        trace = find_cur_trace()
+        if trace is eval_trace:
             return self.fun(*args)
         static, dyn = _split_static(args, self.nondiff_argnums)
-        dbg = debug_info("custom_vjp fun", self.fun, args, {},
-                         static_argnums=self.nondiff_argnums)
-        fun = lambda *dyn_args: self.fun(*_merge_static(args, self.nondiff_argnums, dyn_args))
-        call_jaxpr, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, dbg)
+        leaves, in_tree = tree_flatten(dyn)
+        out = _OutputTree()
         fwd_name, bwd_name = _fun_name(self.fwd), _fun_name(self.bwd)
         fwd = _Rule(fwd_name, functools.partial(
-            _call_fwd, self.fwd, self.nondiff_argnums, args, in_tree, out_tree,
-            call_jaxpr.out_avals, name, fwd_name, self.symbolic_zeros))
+            _call_fwd, self.fwd, self.nondiff_argnums, args, in_tree, out, name, fwd_name,
+            self.symbolic_zeros))
         bwd = _Rule(bwd_name, functools.partial(
-            _call_bwd, self.bwd, static, in_tree, [get_aval(x) for x in leaves], out_tree))
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr,
-                                      fwd_jaxpr_thunk=fwd, bwd=bwd, num_consts=len(consts),
-                                      symbolic_zeros=self.symbolic_zeros)
-        return tree_unflatten(out_tree, outs)
+            _call_bwd, self.bwd, static, in_tree, [get_aval(x) for x in leaves], out))
+        call = _CustomCall(
+            fun=functools.partial(_call_flat, self.fun, args, self.nondiff_argnums, in_tree, out),
+            rules=dict(fwd_jaxpr_thunk=fwd, bwd=bwd), symbolic_zeros=self.symbolic_zeros,
+            debug_info=debug_info("custom_vjp fun", self.fun, args, {},
+                                  static_argnums=self.nondiff_argnums))
+        outs = run_custom_call(custom_vjp_call_p, trace, call, leaves)
+        return tree_unflatten(out.tree, outs)
 
 
 def _check_for_tracers(x) -> None:
@@ -632,7 +723,7 @@ def _check_for_tracers(x) -> None:
                 "nondiff_argnums.", _suffix=False)
 
 
-def _call_fwd(fwd, nondiff, args, in_tree, out_tree, out_avals, name, fwd_name,
+def _call_fwd(fwd, nondiff, args, in_tree, out: _OutputTree, name, fwd_name,
               symbolic_zeros, primals, perturbed):
     """The user's ``fwd`` on flat lists: ``(residuals, residual_tree, primals_out)``.
 
@@ -650,15 +741,18 @@ def _call_fwd(fwd, nondiff, args, in_tree, out_tree, out_avals, name, fwd_name,
                         "use on the backward pass), but instead of a pair the fwd rule "
                         f"{fwd_name} produced {pair}.")
     primals_out, p_tree = tree_flatten(pair[0])
-    _check_primal_out(where, name, "custom_vjp", out_tree, out_avals, p_tree,
-                      [get_aval(x) for x in primals_out])
+    if out.avals is None:  # the function has not run: fwd says what it returns
+        out.tree = p_tree
+    else:
+        _check_primal_out(where, name, "custom_vjp", out.tree, out.avals, p_tree,
+                          [get_aval(x) for x in primals_out])
     res, res_tree = tree_flatten(pair[1])
     return res, res_tree, primals_out
 
 
-def _call_bwd(bwd, static, in_tree, in_avals, out_tree, res_tree, res, cts):
+def _call_bwd(bwd, static, in_tree, in_avals, out: _OutputTree, res_tree, res, cts):
     """The user's ``bwd`` on flat lists: one cotangent per input (a Zero for None)."""
-    cts_in = bwd(*static, tree_unflatten(res_tree, res), tree_unflatten(out_tree, cts))
+    cts_in = bwd(*static, tree_unflatten(res_tree, res), tree_unflatten(out.tree, cts))
     if isinstance(cts_in, list) and len(cts_in) == len(in_tree.children()):
         cts_in = tuple(cts_in)
     dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
@@ -729,9 +823,10 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd_jaxpr_thunk, bwd,
     return primals_out, tangents_out
 
 
-def _batched_fwd(fwd, size, dims, primals, perturbed):
-    """``fwd`` batched. The primal outputs are batched at 0 (as the batched call's are);
-    a residual stays unbatched when it can, and the residual info tells ``bwd`` which."""
+def _batched_fwd(fwd, size, dims, primals, perturbed, like=None, outs_batched=None):
+    """``fwd`` batched. The primal outputs are batched at 0 (as the batched call's are;
+    with ``outs_batched``, where the function's are); a residual stays unbatched when
+    it can, and the residual info tells ``bwd`` which."""
     found = []
 
     def flat(*xs):
@@ -739,21 +834,26 @@ def _batched_fwd(fwd, size, dims, primals, perturbed):
         found.append((res_info, len(res)))
         return [*res, *outs]
 
-    outs, batched = vmap_flat(flat, size, dims, primals, instantiate=False)
+    outs, batched = vmap_flat(flat, size, dims, primals, instantiate=False, like=like)
     (res_info, n), = found
-    primals_out = [x if b else matchaxis(size, not_mapped, 0, x)
-                   for x, b in zip(outs[n:], batched[n:])]
+    want = [True] * (len(outs) - n) if outs_batched is None else \
+        outs_batched.settle(batched[n:])
+    primals_out = [_match_batched(size, x, b, w)
+                   for x, b, w in zip(outs[n:], batched[n:], want)]
     return outs[:n], (res_info, batched[:n]), primals_out
 
 
-def _batched_bwd(bwd, size, in_dims, in_avals, res_info, res, cts):
-    """``bwd`` batched: the cotangents are batched at 0 (every output of the batched call
-    is); each input cotangent goes where its input's batch axis is, and is summed over the
-    batch when the input is not batched (every example used the same value)."""
+def _batched_bwd(bwd, size, in_dims, in_avals, res_info, res, cts, like=None,
+                 outs_batched=None):
+    """``bwd`` batched: the cotangents are batched at 0 where the outputs are (all of
+    them, without ``outs_batched``); each input cotangent goes where its input's batch
+    axis is, and is summed over the batch when the input is not batched (every example
+    used the same value)."""
     res_info, res_batched = res_info
-    trace = BatchTrace(find_cur_trace(), size)
+    trace = _batch_trace_like(like, size)
     res = [BatchTracer(trace, x, 0) if b else x for x, b in zip(res, res_batched)]
-    cts = [BatchTracer(trace, x, 0) for x in cts]
+    cts_batched = [True] * len(cts) if outs_batched is None else outs_batched.batched
+    cts = [BatchTracer(trace, x, 0) if b else x for x, b in zip(cts, cts_batched)]
     with set_current_trace(trace):
         cts_in = bwd(res_info, res, cts)
     out = []
@@ -853,6 +953,207 @@ jvp_rules[custom_lin_p] = _raise_custom_vjp_error_on_jvp
 batching_rules[custom_lin_p] = _raise_custom_vjp_error_on_jvp
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 pp_eqn_rules[custom_lin_p] = _pp_custom_lin
+
+# =============================================================================
+# Running a custom function: lazily, one handler per kind of trace
+# =============================================================================
+# Calling a custom function under a transformation does not trace it at once.
+# The call goes, as a bundle of *unrun* functions (the function, its rules), to
+# the current trace, which decides what to run:
+#
+# - the JVP trace (``jvp``, and ``grad``'s linearize) runs only the rule: the
+#   function itself never runs, so Python control flow on values works in it
+#   and its prints do not appear, exactly as in JAX;
+# - the batching trace runs nothing: it wraps the function and the rules in
+#   ``vmap`` and hands the bundle on to its parent trace;
+# - the eval trace just calls the function;
+# - a staging trace (``jit``, ``make_jaxpr``) traces the function to a jaxpr
+#   and binds the primitive, whose params carry the rules, still unrun: they
+#   run if the jaxpr is differentiated later.
+#
+# The handlers are looked up by the trace's class (along its MRO); a trace
+# with none (the printing trace of chapter 01...) stages, the safe default.
+class _CustomCall:
+    """One call of a custom function, not yet run: flat ``fun``, its ``rules`` (the
+    primitive's params that hold them), and what staging it needs."""
+    __slots__ = ("fun", "rules", "symbolic_zeros", "debug_info")
+
+    def __init__(self, fun: Callable, rules: dict, symbolic_zeros: bool, debug_info):
+        self.fun, self.rules = fun, rules
+        self.symbolic_zeros, self.debug_info = symbolic_zeros, debug_info
+
+    def replace(self, fun: Callable, **rules) -> "_CustomCall":
+        return _CustomCall(fun, dict(self.rules, **rules), self.symbolic_zeros,
+                           self.debug_info)
+
+
+#: primitive -> {trace class -> handler(primitive, trace, call, args) -> flat outputs}
+custom_call_handlers: dict[Primitive, dict[type, Callable]] = {
+    custom_jvp_call_p: {}, custom_vjp_call_p: {}}
+
+
+def run_custom_call(primitive: Primitive, trace, call: _CustomCall, args: Sequence) -> list:
+    """Run ``call`` on ``args`` (flat) the way ``trace`` runs it; ``trace`` is current."""
+    table = custom_call_handlers[primitive]
+    for cls in type(trace).__mro__:
+        handler = table.get(cls)
+        if handler is not None:
+            return handler(primitive, trace, call, list(args))
+    return _stage_custom_call(primitive, trace, call, list(args))
+
+
+def _run_at_parent(primitive, trace, call, args) -> list:
+    with set_current_trace(trace.parent):
+        return run_custom_call(primitive, trace.parent, call, args)
+
+
+def _eval_custom_call(primitive, trace, call, args):
+    """No transformation: call the function."""
+    return call.fun(*args)
+
+
+def _stage_custom_call(primitive, trace, call, args):
+    """Trace the function now; bind the primitive with the rules in its params."""
+    if compile_time_eval_active() and not any(isinstance(x, Tracer) for x in args):
+        with set_current_trace(eval_trace):  # (inside ensure_compile_time_eval)
+            return call.fun(*args)
+    call_jaxpr, consts = _trace_flat(call.fun, args, call.debug_info)
+    rules = dict(call.rules)
+    if primitive is custom_jvp_call_p:
+        rules["jvp_jaxpr_fun"] = _Rule(rules["jvp_jaxpr_fun"].name, _TracedOnce(
+            rules["jvp_jaxpr_fun"], _trace_jvp_rule))
+    else:
+        rules["fwd_jaxpr_thunk"] = _Rule(rules["fwd_jaxpr_thunk"].name, _TracedOnce(
+            rules["fwd_jaxpr_thunk"], _trace_fwd_rule))
+    return primitive.bind(*consts, *args, call_jaxpr=call_jaxpr, num_consts=len(consts),
+                          symbolic_zeros=call.symbolic_zeros, **rules)
+
+
+class _TracedOnce:
+    """A staged call's rule, traced to a jaxpr the first time it is asked for, per
+    input types, and evaluated from then on (JAX memoizes its ``jvp_jaxpr_thunk``
+    and ``fwd_jaxpr_thunk`` alike).
+
+    A transformation of a staged jaxpr may ask for the rule more than once (the
+    JVP of ``cond`` differentiates each branch twice: once to learn which
+    outputs have tangents, once to build them); the user's Python rule still
+    runs once, as in JAX. A rule whose jaxpr captured a tracer (it closes over
+    a value of a transformation still running) is not kept.
+    """
+
+    def __init__(self, rule: Callable, trace_rule: Callable):
+        self.rule, self.trace_rule = rule, trace_rule
+        self.cache: dict = {}
+
+    def __call__(self, *args):
+        key, in_vals, run = self.trace_rule(self.rule, *args)
+        entry = self.cache.get(key)
+        if entry is None:
+            entry = run()
+            if not any(isinstance(c, Tracer) for c in entry[1]):
+                self.cache[key] = entry
+        jaxpr, consts, rebuild = entry
+        return rebuild(args, eval_jaxpr(jaxpr, consts, *in_vals))
+
+
+def _trace_jvp_rule(rule, primals, tangents):
+    """How :class:`_TracedOnce` traces a jvp rule: ``(key, jaxpr inputs, trace)``."""
+    zeros = tuple(_is_zero(t) for t in tangents)
+    key = ("jvp", tuple(map(_typeof, primals)), tuple(map(_typeof, tangents)), zeros)
+    in_vals = [*primals, *[t for t, z in zip(tangents, zeros) if not z]]
+    n = len(primals)
+
+    def run():
+        found = []
+
+        def flat(*xs):
+            nonzero = iter(xs[n:])
+            ts = [t if z else next(nonzero) for t, z in zip(tangents, zeros)]
+            p_out, t_out = rule(list(xs[:n]), ts)
+            found.append([t if _is_zero(t) else None for t in t_out])
+            return [*p_out, *[t for t in t_out if not _is_zero(t)]]
+
+        jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [_typeof(x) for x in in_vals])
+        out_zeros, = found
+
+        def rebuild(_, outs):
+            p_out, nonzero = outs[:len(out_zeros)], iter(outs[len(out_zeros):])
+            return p_out, [z if z is not None else next(nonzero) for z in out_zeros]
+        return jaxpr, consts, rebuild
+    return key, in_vals, run
+
+
+def _trace_fwd_rule(fwd, primals, perturbed):
+    """How :class:`_TracedOnce` traces a custom_vjp ``fwd`` rule."""
+    key = ("fwd", tuple(map(_typeof, primals)), tuple(perturbed))
+
+    def run():
+        found = []
+
+        def flat(*xs):
+            res, res_info, primals_out = fwd(list(xs), perturbed)
+            found.append((res_info, len(res)))
+            return [*res, *primals_out]
+
+        jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [_typeof(x) for x in primals])
+        (res_info, n_res), = found
+
+        def rebuild(_, outs):
+            return outs[:n_res], res_info, outs[n_res:]
+        return jaxpr, consts, rebuild
+    return key, list(primals), run
+
+
+def _jvp_custom_call(primitive, trace, call, args):
+    """Differentiate: run the rule (custom_jvp) or ``fwd`` (custom_vjp) on the primals,
+    never the function. With no tangent to push, the parent trace runs the call."""
+    pairs = [trace.to_primal_tangent_pair(x) for x in args]
+    primals = [p for p, _ in pairs]
+    tangents = [t for _, t in pairs]
+    if all(type(t) is Zero for t in tangents):
+        return _run_at_parent(primitive, trace, call, primals)
+    rule = jvp_rules[primitive]
+    with set_current_trace(trace.parent):
+        primals_out, tangents_out = rule(primals, tangents, call_jaxpr=None, num_consts=0,
+                                         symbolic_zeros=call.symbolic_zeros, **call.rules)
+    return [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals_out, tangents_out)]
+
+
+def _batch_custom_call(primitive, trace, call, args):
+    """Batch lazily: wrap the function and the rules in ``vmap``, run at the parent.
+    Every output is batched along axis 0. (Even with no batched argument: the
+    function may close over a batched value of this ``vmap``.)"""
+    vals, dims = zip(*map(trace.to_batch_info, args)) if args else ((), ())
+    size, store = trace.axis_size, _BatchedOutputs()
+    fun = functools.partial(_lazily_batched, call.fun, size, dims, store, trace)
+    batched = dict(like=trace, outs_batched=store)
+    if primitive is custom_jvp_call_p:
+        rule = call.rules["jvp_jaxpr_fun"]
+        rules = dict(jvp_jaxpr_fun=_Rule(rule.name, functools.partial(
+            _batched_jvp_rule, rule, size, dims, **batched)))
+    else:
+        fwd, bwd = call.rules["fwd_jaxpr_thunk"], call.rules["bwd"]
+        in_avals = [get_aval(x) for x in vals]
+        rules = dict(fwd_jaxpr_thunk=_Rule(fwd.name, functools.partial(
+            _batched_fwd, fwd, size, dims, **batched)), bwd=_Rule(bwd.name, functools.partial(
+                _batched_bwd, bwd, size, dims, in_avals, **batched)))
+    outs = _run_at_parent(primitive, trace, call.replace(fun, **rules), list(vals))
+    return [trace.wrap(o, 0 if b else not_mapped) for o, b in zip(outs, store.batched)]
+
+
+def _partial_eval_custom_call(primitive, trace, call, args):
+    """Partial evaluation: a call on known values only is the parent's to run."""
+    if not any(map(trace.is_unknown, args)):
+        return _run_at_parent(primitive, trace, call, args)
+    return _stage_custom_call(primitive, trace, call, args)
+
+
+for _table in custom_call_handlers.values():
+    _table[EvalTrace] = _eval_custom_call
+    _table[JVPTrace] = _jvp_custom_call
+    _table[BatchTrace] = _batch_custom_call
+    _table[JaxprTrace] = _partial_eval_custom_call
+
 
 # The jnp functions whose derivative JAX states with custom_jvp (relu, logaddexp,
 # sinc...) are written in chapter 00 with a hook; from here on they use the real one.

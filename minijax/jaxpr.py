@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import threading
 from collections import Counter, defaultdict
 from typing import Any, Callable, Sequence
 
@@ -281,15 +282,35 @@ def subjaxprs(jaxpr: Jaxpr):
 # =============================================================================
 # Evaluation: a jaxpr interpreter
 # =============================================================================
+class _SourceInfoContext(threading.local):
+    #: The source info of the equation being evaluated, if any (see :func:`eval_jaxpr`).
+    current: str | None = None
+
+
+source_info_ctx = _SourceInfoContext()
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, *args, propagate_source_info=True) -> list:
     """Run ``jaxpr`` on ``consts`` and ``args``; return the list of its outputs.
 
     An environment maps each variable to its value. Each equation reads its
     inputs, *binds* its primitive and writes its outputs. Because it binds,
     the current trace decides what that means: eagerly it computes, under
-    ``jvp`` it differentiates, under ``make_jaxpr`` it records again.
+    ``jvp`` it differentiates, under ``make_jaxpr`` it records again. When it
+    records again, the new equations keep the source line of the equation they
+    come from (``source_info_ctx``), as JAX's do, unless
+    ``propagate_source_info=False``.
     """
-    del propagate_source_info  # no source info in minijax
+    if not propagate_source_info:
+        return _eval_eqns(jaxpr, consts, args)
+    prev = source_info_ctx.current
+    try:
+        return _eval_eqns(jaxpr, consts, args, prev)
+    finally:
+        source_info_ctx.current = prev
+
+
+def _eval_eqns(jaxpr: Jaxpr, consts: Sequence, args: Sequence, outer_info=False) -> list:
     if len(consts) != len(jaxpr.constvars) or len(args) != len(jaxpr.invars):
         raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.constvars)} consts and "
                         f"{len(jaxpr.invars)} args, got {len(consts)} and {len(args)}")
@@ -301,6 +322,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, *args, propagate_source_info=True
     env.update(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
+        if outer_info is not False:  # (False: do not propagate)
+            source_info_ctx.current = eqn.source_info or outer_info
         outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
         outs = outs if eqn.primitive.multiple_results else [outs]
         env.update(zip(eqn.outvars, outs))

@@ -134,15 +134,21 @@ class BatchTrace(Trace):
     changes one error message, as in JAX).
     """
 
-    def __init__(self, parent: Trace, axis_size: int, axis_name=None, spmd_axis_name=None):
+    def __init__(self, parent: Trace, axis_size: int, axis_name=None, spmd_axis_name=None,
+                 tag=None):
         self.parent = parent
         self.axis_size = axis_size
         self.axis_name = axis_name
         self.spmd_axis_name = spmd_axis_name
+        #: Which ``vmap`` this trace belongs to. A trace made later to batch a
+        #: function *for* the same ``vmap`` (chapter 07 batches a custom rule when
+        #: it is finally run) shares its tag, so it also treats that vmap's
+        #: tracers, closed over by the function, as batched.
+        self.tag = self if tag is None else tag
 
     def to_batch_info(self, x):
-        """``(value, batch_dim)`` of an argument: another trace's value is unbatched here."""
-        if isinstance(x, BatchTracer) and x._trace is self:
+        """``(value, batch_dim)`` of an argument: another vmap's value is unbatched here."""
+        if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
             return x.val, x.batch_dim
         return x, not_mapped
 

@@ -33,6 +33,7 @@ and :data:`dce_rules`.
 """
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -296,6 +297,11 @@ class LinearizedJaxpr:
         self.in_avals, self.out_avals = in_avals, out_avals  # tangent avals
         self.in_nonzero, self.out_nonzero = in_nonzero, out_nonzero
 
+    def replace_consts(self, consts) -> "LinearizedJaxpr":
+        """The same linear map on other residuals (``None``: none kept, for a static part)."""
+        return LinearizedJaxpr(self.jaxpr, consts, self.in_avals, self.out_avals,
+                               self.in_nonzero, self.out_nonzero)
+
     def __call__(self, *tangents) -> list:
         """Evaluate the linear jaxpr; Zero outputs stay symbolic."""
         nonzero = [t for t, nz in zip(tangents, self.in_nonzero) if nz]
@@ -423,20 +429,29 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     leaves, in_tree = tree_util.tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(fun, in_tree, has_aux)
     out_primals, lin, aux = linearize_flat(flat_fun, leaves)
-    primal_avals = [_typeof(x) for x in leaves]
-
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.tree_flatten(tangents)
-        if t_tree != in_tree:
-            raise TypeError(f"expected {in_tree}, got {t_tree}")
-        for p_aval, expected, t in zip(primal_avals, lin.in_avals, t_leaves):
-            _check_tangent(p_aval, expected, t)
-        outs = [zeros_like_aval(t.aval) if type(t) is Zero else t for t in lin(*t_leaves)]
-        return tree_util.tree_unflatten(out_tree[0], outs)
-
+    f_jvp = tree_util.Partial(functools.partial(
+        _apply_linearized, lin.replace_consts(None), in_tree, out_tree[0],
+        [_typeof(x) for x in leaves]), list(lin.consts))
     f_jvp.jaxpr, f_jvp.consts = lin.jaxpr, lin.consts
     primals_out = tree_util.tree_unflatten(out_tree[0], out_primals)
     return (primals_out, f_jvp, aux) if has_aux else (primals_out, f_jvp)
+
+
+def _apply_linearized(lin: LinearizedJaxpr, in_tree, out_tree, primal_avals, consts,
+                      *tangents):
+    """``f_jvp(*tangents)`` of :func:`linearize`: the linear jaxpr on ``consts``.
+
+    ``linearize`` returns it as a :class:`~minijax.tree_util.Partial` whose
+    leaves are the residuals, so ``f_jvp`` is a pytree, as JAX's is.
+    """
+    t_leaves, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != in_tree:
+        raise TypeError(f"expected {in_tree}, got {t_tree}")
+    for p_aval, expected, t in zip(primal_avals, lin.in_avals, t_leaves):
+        _check_tangent(p_aval, expected, t)
+    outs = [zeros_like_aval(t.aval) if type(t) is Zero else t
+            for t in lin.replace_consts(consts)(*t_leaves)]
+    return tree_util.tree_unflatten(out_tree, outs)
 
 
 # =============================================================================

@@ -39,6 +39,8 @@ import itertools
 import os
 import sys
 import sysconfig
+import threading
+from contextlib import contextmanager
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -47,14 +49,14 @@ import numpy as np
 from minijax import tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
-from minijax.core import Trace, Tracer, find_cur_trace, get_aval, set_current_trace
+from minijax.core import Trace, Tracer, eval_trace, find_cur_trace, get_aval, set_current_trace
 from minijax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprPpContext, JaxprPpSettings,
-                           Literal, Var, eqn_effects, pp_eqn)
+                           Literal, Var, eqn_effects, pp_eqn, source_info_ctx)
 from minijax.primitives import abstract_eval_rules
 
 __all__ = ["DynamicJaxprTrace", "DynamicJaxprTracer", "JaxprBuilder", "DebugInfo",
            "ShapeDtypeStruct", "make_jaxpr", "trace_to_jaxpr_dynamic", "debug_info",
-           "fun_sourceinfo"]
+           "fun_sourceinfo", "ensure_compile_time_eval"]
 
 
 # =============================================================================
@@ -133,7 +135,11 @@ def user_source_info() -> str | None:
 
     The innermost frame outside minijax and the standard library; the column
     is the start of the expression being evaluated, as in JAX's messages.
+    While a jaxpr is being evaluated (and so traced again), it is the source
+    of the equation being evaluated.
     """
+    if source_info_ctx.current is not None:
+        return source_info_ctx.current
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_EXCLUDED_PATHS):
         frame = frame.f_back
@@ -319,6 +325,9 @@ class DynamicJaxprTrace(Trace):
         return tracer
 
     def process_primitive(self, primitive, args, params):
+        if _compile_time_eval.active and not any(isinstance(x, Tracer) for x in args):
+            with set_current_trace(eval_trace):  # constants only: fold them now
+                return primitive.bind(*args, **params)
         tracers = [self.to_jaxpr_tracer(x) for x in args]
         out_avals = abstract_eval_rules[primitive](*(t.aval for t in tracers), **params)
         out_avals = out_avals if primitive.multiple_results else [out_avals]
@@ -328,6 +337,45 @@ class DynamicJaxprTrace(Trace):
                                           user_source_info()))
         outs = [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         return outs if primitive.multiple_results else outs[0]
+
+
+# =============================================================================
+# Evaluating at trace time
+# =============================================================================
+class _CompileTimeEval(threading.local):
+    active = False
+
+
+_compile_time_eval = _CompileTimeEval()
+
+
+@contextmanager
+def ensure_compile_time_eval():
+    """Evaluate now, while tracing, whatever can be evaluated (``jax.ensure_compile_time_eval``).
+
+    Inside ``jit``, a primitive whose inputs are all constants is normally
+    staged like any other; within this block it runs at once instead, so its
+    result is a concrete ``Array`` that Python control flow can use::
+
+        @jit
+        def f(x):
+            with ensure_compile_time_eval():
+                positive = jnp.sin(3.0) > 0   # an Array, not a tracer
+            return jnp.sin(x) if positive else jnp.cos(x)
+
+    Operations on the traced arguments are still staged.
+    """
+    prev = _compile_time_eval.active
+    _compile_time_eval.active = True
+    try:
+        yield
+    finally:
+        _compile_time_eval.active = prev
+
+
+def compile_time_eval_active() -> bool:
+    """Is an :func:`ensure_compile_time_eval` block open (in this thread)?"""
+    return _compile_time_eval.active
 
 
 # =============================================================================

@@ -292,19 +292,23 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
                         "[float or complex], and integer -> integer functions, "
                         f"but got {in_dtypes} -> {out_dtypes}.")
 
-    def transposed_fun(out_cotangent):
-        out_cts, ct_tree = tree_util.tree_flatten(out_cotangent)
-        if ct_tree != out_tree:
-            raise TypeError("cotangent tree does not match function output, "
-                            f"expected {out_tree} but got {ct_tree}")
-        if not all(map(_typecheck, out_avals, out_cts)):
-            raise TypeError("cotangent type does not match function output, "
-                            f"expected {tuple(out_avals)} but got {out_cts}")
-        dummies = [UndefinedPrimal(a) for a in in_avals]
-        in_cts = backward_pass(jaxpr, consts, dummies, out_cts)
-        return tree_util.tree_unflatten(in_tree, [instantiate_zeros(ct) for ct in in_cts])
+    return tree_util.Partial(functools.partial(
+        _transposed, jaxpr, in_tree, out_tree, in_avals, out_avals), list(consts))
 
-    return transposed_fun
+
+def _transposed(jaxpr, in_tree, out_tree, in_avals, out_avals, consts, out_cotangent):
+    """The function :func:`linear_transpose` returns, as a
+    :class:`~minijax.tree_util.Partial` whose leaves are the jaxpr's constants."""
+    out_cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+    if ct_tree != out_tree:
+        raise TypeError("cotangent tree does not match function output, "
+                        f"expected {out_tree} but got {ct_tree}")
+    if not all(map(_typecheck, out_avals, out_cts)):
+        raise TypeError("cotangent type does not match function output, "
+                        f"expected {tuple(out_avals)} but got {out_cts}")
+    dummies = [UndefinedPrimal(a) for a in in_avals]
+    in_cts = backward_pass(jaxpr, consts, dummies, out_cts)
+    return tree_util.tree_unflatten(in_tree, [instantiate_zeros(ct) for ct in in_cts])
 
 
 # The rules live in their own module, which fills ``transpose_rules`` when imported.
