@@ -98,7 +98,8 @@ def _promote_integer_dtype(dt: np.dtype) -> np.dtype:
 
 
 def _upcast_f16(dt: np.dtype) -> np.dtype:
-    return dtypes.float32 if dt == dtypes.float16 else dt
+    """float16 and bfloat16 sums and means accumulate in float32, as in JAX."""
+    return dtypes.float32 if dt == dtypes.float16 or dt.name == "bfloat16" else dt
 
 
 def _user_dtype(dtype) -> np.dtype:

@@ -379,7 +379,7 @@ def round(a, decimals: int = 0, out=None):
     to_even = lax.RoundingMethod.TO_NEAREST_EVEN
     if decimals == 0:
         return lax.round(a, to_even)
-    if decimals > np.log10(np.finfo(_dtype(a)).max):
+    if decimals > np.log10(dtypes.finfo(_dtype(a)).max):
         return a
     dtype = _dtype(a)
     if dtype == dtypes.float16:  # rescaling in float16 loses digits; JAX uses float32
@@ -617,7 +617,7 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     x = asarray(x)
     if not _is(x, np.inexact):
         return x
-    info = np.finfo(_dtype(x))
+    info = dtypes.finfo(_dtype(x))
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = _where(isnan(x), asarray(nan, dtype=_dtype(x)), x)
