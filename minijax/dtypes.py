@@ -558,5 +558,5 @@ globals().update(narrow_floats.scalar_types())
 def __getattr__(name):
     """Without ``ml_dtypes``, ``dtypes.bfloat16`` says what to install."""
     if name in narrow_floats.NAMES:
-        raise narrow_floats.missing_error(name)
+        raise narrow_floats.missing_error(__name__, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

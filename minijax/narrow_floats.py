@@ -27,7 +27,8 @@ places on JAX's promotion lattice.
 
 ``ml_dtypes`` is an optional dependency (``pip install minijax[dtypes]``).
 Without it minijax imports and works with NumPy's own types, and asking for
-``jnp.bfloat16`` raises an ``ImportError`` that says what to install. It is
+``jnp.bfloat16`` raises an ``AttributeError`` (the module has no such name,
+so ``hasattr(jnp, "bfloat16")`` is simply False) that says what to install. It is
 imported here, once, when minijax is imported (not on first use) because
 the promotion lattice is built at import time and these types are nodes of
 it; the import is cheap next to NumPy's.
@@ -70,8 +71,8 @@ def supports_inf(dtype) -> bool:
         return bool(np.isinf(np.array(np.inf, np.dtype(dtype)).astype(np.float32)))
 
 
-def missing_error(name: str) -> ImportError:
+def missing_error(module: str, name: str) -> AttributeError:
     """The error raised when ``jnp.<name>`` is asked for without ``ml_dtypes``."""
-    return ImportError(
-        f"{name} needs the ml_dtypes package, which is not installed: "
-        "pip install 'minijax[dtypes]' (or pip install ml_dtypes).")
+    return AttributeError(
+        f"module {module!r} has no attribute {name!r}: it needs the ml_dtypes package, "
+        "which is not installed (pip install 'minijax[dtypes]', or pip install ml_dtypes).")

@@ -37,5 +37,5 @@ def __getattr__(name):
     """``jnp.bfloat16`` without ``ml_dtypes`` installed: say what to install."""
     from minijax import narrow_floats
     if name in narrow_floats.NAMES:
-        raise narrow_floats.missing_error(name)
+        raise narrow_floats.missing_error(__name__, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
