@@ -47,4 +47,4 @@ from minijax import random  # noqa: F401  (ch13)
 import minijax.nn.initializers  # noqa: F401,E402  (ch13)
 
 __version__ = "0.1.0"
-from minijax.config import numpy_dtype_promotion  # noqa: F401,E402  (ch00's promotion modes, an option of ch06)
+from minijax.config import numpy_dtype_promotion  # noqa: F401,E402  (ch00 promotion, ch06 option)

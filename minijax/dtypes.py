@@ -17,6 +17,18 @@ that every later chapter relies on:
 
 Everything here is plain NumPy dtype objects: ``np.dtype('float32')`` is the
 dtype of a minijax float32 array.
+
+Two additions follow JAX further:
+
+4. **Narrow floats.** bfloat16 and the 8-, 6- and 4-bit floats of ``ml_dtypes``
+   (see ``narrow_floats``) are NumPy dtypes of kind ``'V'`` whose scalar types
+   do not subclass ``np.floating``: so "is it a float?" is asked of
+   :func:`issubdtype` here, which knows them. bfloat16 joins the lattice beside
+   float16; the float8 types only meet weak Python scalars.
+5. **Promotion modes.** ``jax_numpy_dtype_promotion='strict'`` swaps the
+   lattice for one with no edge between two strong types: ``int8 + int32``
+   raises ``TypePromotionError`` and asks for an explicit cast. The option
+   lives in chapter 06's ``config``, which hands its reader to this module.
 """
 from __future__ import annotations
 
@@ -34,7 +46,7 @@ __all__ = [
     "dtype", "issubdtype", "finfo", "iinfo", "TypePromotionError",
     "default_float_dtype", "default_int_dtype", "dtype_and_weak_type",
     "check_and_canonicalize_user_dtype", "isdtype", "scalar_type_of",
-    "numpy_dtype_promotion_mode", "is_narrow_float",
+    "is_narrow_float", "supports_inf",
 ]
 
 bool_ = np.dtype(np.bool_)

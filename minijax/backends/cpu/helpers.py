@@ -359,7 +359,8 @@ def _f2bf(x):
     shift. A NaN becomes the quiet NaN of its sign, as in XLA and ml_dtypes.
     """
     f = np.uint32(np.float32(x).view(np.uint32))
-    if (f & np.uint32(0x7F800000)) == np.uint32(0x7F800000) and (f & np.uint32(0x007FFFFF)) != np.uint32(0):
+    is_nan = (f & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    if is_nan:
         return np.uint16(((f >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7FC0))
     f = f + np.uint32(0x7FFF) + ((f >> np.uint32(16)) & np.uint32(1))
     return np.uint16(f >> np.uint32(16))
