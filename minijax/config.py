@@ -337,7 +337,15 @@ numpy_dtype_promotion = State(
     'Specify the rules used for implicit type promotion in operations between arrays. '
     'Options are "standard" or "strict"; in strict-mode, binary operations between '
     'arrays of differing strongly-specified dtypes will result in an error.',
-    parser=_enum_parser(NumpyDtypePromotion))
+    parser=_enum_parser(NumpyDtypePromotion),
+    update_hook=lambda mode: _dtypes.note_promotion_mode(str(mode)))
 config.add_option("jax_numpy_dtype_promotion", numpy_dtype_promotion, contextmanager=True)
+
+
+def _promotion_mode() -> str:
+    """The mode as a plain string (read on every op: an identity test, no enum machinery)."""
+    return "strict" if numpy_dtype_promotion.value is NumpyDtypePromotion.STRICT else "standard"
+
+
 # Chapter 00's lattice reads the mode from here (dtypes cannot import this chapter).
-_dtypes.set_promotion_mode_reader(lambda: numpy_dtype_promotion.value.value)
+_dtypes.set_promotion_mode_reader(_promotion_mode)

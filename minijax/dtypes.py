@@ -291,15 +291,30 @@ def _standard_mode() -> str:
     return "standard"
 
 
-#: Reads the ``jax_numpy_dtype_promotion`` option. Chapter 06 (``config``),
-#: where options live, installs the real reader; until then it is 'standard'.
-numpy_dtype_promotion_mode = _standard_mode
+# The ``jax_numpy_dtype_promotion`` option lives in chapter 06 (``config``),
+# which installs its reader here. Reading a per-thread option costs about a
+# microsecond, on every op; so until some code asks for 'strict' (the option's
+# hook says so), the mode is known to be 'standard' without reading it.
+_read_mode = _standard_mode
+_strict_requested = False
 
 
 def set_promotion_mode_reader(reader) -> None:
     """Chapter 06 hands the option's reader to this chapter (see ``config``)."""
-    global numpy_dtype_promotion_mode
-    numpy_dtype_promotion_mode = reader
+    global _read_mode
+    _read_mode = reader
+
+
+def note_promotion_mode(mode: str) -> None:
+    """The option's hook: called with each value it is set to (globally or in a ``with``)."""
+    global _strict_requested
+    if mode == "strict":
+        _strict_requested = True
+
+
+def numpy_dtype_promotion_mode() -> str:
+    """'standard' or 'strict': the ``jax_numpy_dtype_promotion`` in force in this thread."""
+    return _read_mode() if _strict_requested else "standard"
 
 
 def supports_inf(dt) -> bool:
@@ -425,7 +440,7 @@ def _result_type_and_weak(*args) -> tuple[np.dtype, bool]:
 
 def _join(dts: tuple, weaks: tuple) -> tuple[np.dtype, bool]:
     """The result type of (canonical dtype, weak) pairs, in the current promotion mode."""
-    return _join_in(numpy_dtype_promotion_mode(), dts, weaks)
+    return _join_in(_read_mode() if _strict_requested else "standard", dts, weaks)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -40,14 +40,13 @@ import warnings
 import weakref
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
-from minijax import tree_util
+from minijax import dtypes, tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
 from minijax.backends import interpreter as _interpreter  # (the default backend)
 from minijax.backends.registry import execute, get_backend
 from minijax.config import check_tracer_leaks as _check_tracer_leaks
 from minijax.config import disable_jit as _disable_jit
-from minijax.config import numpy_dtype_promotion as _numpy_dtype_promotion
 from minijax.core import Tracer, eval_trace, find_cur_trace, get_aval, set_current_trace
 from minijax.devices import default_platform, devices, other_platforms_present
 from minijax.dispatch import to_numpy
@@ -625,7 +624,7 @@ class JitWrapped:
             flat, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
             avals = tuple(self._abstractify(flat, args, kwargs, static_pos))
         # the promotion mode changes what a trace computes (or whether it raises)
-        key = (in_tree, avals, static_key, _numpy_dtype_promotion.value)
+        key = (in_tree, avals, static_key, dtypes.numpy_dtype_promotion_mode())
         cache = self._cache()
         result = cache.get(key)
         if result is None:

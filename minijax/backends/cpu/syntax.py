@@ -29,6 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from minijax.narrow_floats import DTYPES as _NARROW_FLOATS
+
+BFLOAT16 = _NARROW_FLOATS.get("bfloat16")  # (None without ml_dtypes)
+
 __all__ = ["np_dtype", "cast", "literal", "kind", "int_views", "is_threefry_key", "data_shape",
            "is_half", "half_helpers", "compute_dtype"]
 
@@ -40,9 +44,12 @@ def np_dtype(dtype) -> str:
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
+_HALVES = frozenset([np.dtype(np.float16), *([BFLOAT16] if BFLOAT16 is not None else [])])
+
+
 def is_half(dtype) -> bool:
     """float16 or bfloat16: computed in float32, stored as uint16 (see the module docstring)."""
-    return isinstance(dtype, np.dtype) and (dtype == np.float16 or dtype.name == "bfloat16")
+    return isinstance(dtype, np.dtype) and dtype in _HALVES  # (on every call: kept cheap)
 
 
 def half_helpers(dtype) -> tuple[str, str, str]:
