@@ -15,11 +15,11 @@ $(VENV)/.installed-base: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install -e ".[test,cuda]"
+	$(PY) -m pip install -e ".[test,cuda,dtypes]"
 	touch $@ $(VENV)/.installed-base
 
 $(VENV)/.installed-notebooks: pyproject.toml | $(PY)
-	$(PY) -m pip install -e ".[test,cuda,notebooks]"
+	$(PY) -m pip install -e ".[test,cuda,dtypes,notebooks]"
 	touch $@ $(VENV)/.installed-test $(VENV)/.installed-base
 
 demo: $(VENV)/.installed-base

@@ -30,6 +30,7 @@ MODULES = {
     # chapter 00
     "minijax._chapters": 0,
     "minijax.dtypes": 0,
+    "minijax.narrow_floats": 0,
     "minijax.abstract_arrays": 0,
     "minijax.primitives": 0,
     "minijax.devices": 0,

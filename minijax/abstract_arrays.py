@@ -32,7 +32,10 @@ def short_dtype_name(dt) -> str:
     dt = np.dtype(dt)
     if dt == dtypes.float0:  # NumPy calls it "void"; JAX prints float0
         return "float0"
-    return _short_names.get(dt.name, dt.name)
+    name = _short_names.get(dt.name)
+    if name is None:  # the float8/6/4 types: float8_e4m3fn -> f8_e4m3fn, as JAX
+        name = dt.name.replace("float", "f") if dtypes.is_narrow_float(dt) else dt.name
+    return name
 
 
 def _long_dtype_name(dt) -> str:

@@ -231,7 +231,7 @@ def _check_input_dtype_revderiv(name: str, holomorphic: bool, allow_int: bool, x
                             f"that is a sub-dtype of np.inexact), but got {dtype.name}. "
                             "If you want to use Boolean- or integer-valued inputs, use vjp "
                             "or set allow_int to True.")
-    elif not np.issubdtype(dtype, np.inexact):
+    elif not dtypes.issubdtype(dtype, np.inexact):
         raise TypeError(f"{name} requires numerical-valued inputs (input dtype that is a "
                         f"sub-dtype of np.bool_ or np.number), but got {dtype.name}.")
 
@@ -248,7 +248,7 @@ def _check_output_dtype_revderiv(name: str, holomorphic: bool, x) -> None:
                         "differentiation, pass holomorphic=True. For differentiation of "
                         "non-holomorphic functions involving complex outputs, use jax.vjp "
                         "directly.")
-    elif not np.issubdtype(dtype, np.floating):
+    elif not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
                         f"sub-dtype of np.floating), but got {dtype.name}. For "
                         "differentiation of functions with integer outputs, use jax.vjp "

@@ -38,6 +38,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from minijax import dtypes
 from minijax.custom_derivatives import vmap_flat
 from minijax.core import get_aval, set_current_trace
 from minijax.dispatch import to_numpy
@@ -487,10 +488,10 @@ def _insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
     read = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     eqns = list(jaxpr.eqns)
     for v in jaxpr.outvars[len(jaxpr.outvars) - num_res:]:
-        if not (isinstance(v, Var) and v in read and np.issubdtype(v.aval.dtype, np.inexact)):
+        if not (isinstance(v, Var) and v in read and dtypes.issubdtype(v.aval.dtype, np.inexact)):
             continue
         i = next(i for i, e in enumerate(eqns) if v in e.outvars)
-        info = np.finfo(v.aval.dtype)
+        info = dtypes.finfo(v.aval.dtype)
         params = dict(exponent_bits=info.nexp, mantissa_bits=info.nmant)
         if eqns[i].primitive is reduce_precision_p and eqns[i].params == params:
             continue

@@ -10,7 +10,9 @@ machine behind all of that, with the options of chapter 06:
 - ``jax_disable_jit``: ``jit`` calls the Python function directly (debugging);
 - ``jax_log_compiles``: log every trace and compile (``logging``, WARNING level);
 - ``jax_check_tracer_leaks``: after each trace, look for tracers that escaped;
-- ``jax_enable_x64``: always False — minijax is 32-bit only.
+- ``jax_enable_x64``: always False — minijax is 32-bit only;
+- ``jax_numpy_dtype_promotion``: ``'standard'`` or ``'strict'``, the type
+  promotion mode of chapter 00's lattice (``with jax.numpy_dtype_promotion('strict'):``).
 
 Later chapters add their own options the same way (chapter 09 a cache
 directory, chapter 11 a device count)::
@@ -24,14 +26,18 @@ As in JAX, ``config.read(name)`` refuses options that have a context manager
 """
 from __future__ import annotations
 
+import enum
 import os
 import threading
 from typing import Any, Callable
 
+from minijax import dtypes as _dtypes
+
 __all__ = ["Config", "State", "config", "bool_state", "int_state", "string_state",
            "optional_string_state", "bool_env", "int_env", "disable_jit",
            "log_compiles", "check_tracer_leaks", "checking_leaks", "enable_x64",
-           "define_bool_state", "define_int_state", "define_string_state"]
+           "define_bool_state", "define_int_state", "define_string_state",
+           "numpy_dtype_promotion", "NumpyDtypePromotion"]
 
 
 def bool_env(varname: str, default: bool) -> bool:
@@ -300,3 +306,46 @@ enable_x64 = bool_state("jax_enable_x64", False,
                         "Enable 64-bit types to be used (not supported by minijax).",
                         validator=_no_x64)
 config._contextmanager_flags.discard("jax_enable_x64")  # as JAX: config.read works for it
+
+
+# --- chapter 00's promotion modes: jax_numpy_dtype_promotion --------------------------
+class NumpyDtypePromotion(str, enum.Enum):
+    """The two type-promotion modes (``jax_numpy_dtype_promotion``).
+
+    ``standard``: JAX's lattice (``int8 + int32`` is int32). ``strict``: no
+    implicit promotion between two different strong dtypes at all; only a
+    weak Python scalar may join an array of its own kind or above
+    (``int8_array + 1``, ``float32_array * 2.0``), everything else raises
+    ``TypePromotionError``.
+    """
+    STANDARD = "standard"
+    STRICT = "strict"
+
+    def __str__(self):
+        return self.value
+
+
+def _enum_parser(enum_class):
+    def parser(val):
+        return enum_class(val)  # JAX's ValueError: 'loose' is not a valid ...
+    return parser
+
+
+numpy_dtype_promotion = State(
+    "jax_numpy_dtype_promotion",
+    os.getenv("JAX_NUMPY_DTYPE_PROMOTION", NumpyDtypePromotion.STANDARD),
+    'Specify the rules used for implicit type promotion in operations between arrays. '
+    'Options are "standard" or "strict"; in strict-mode, binary operations between '
+    'arrays of differing strongly-specified dtypes will result in an error.',
+    parser=_enum_parser(NumpyDtypePromotion),
+    update_hook=lambda mode: _dtypes.note_promotion_mode(str(mode)))
+config.add_option("jax_numpy_dtype_promotion", numpy_dtype_promotion, contextmanager=True)
+
+
+def _promotion_mode() -> str:
+    """The mode as a plain string (read on every op: an identity test, no enum machinery)."""
+    return "strict" if numpy_dtype_promotion.value is NumpyDtypePromotion.STRICT else "standard"
+
+
+# Chapter 00's lattice reads the mode from here (dtypes cannot import this chapter).
+_dtypes.set_promotion_mode_reader(_promotion_mode)

@@ -17,6 +17,18 @@ that every later chapter relies on:
 
 Everything here is plain NumPy dtype objects: ``np.dtype('float32')`` is the
 dtype of a minijax float32 array.
+
+Two additions follow JAX further:
+
+4. **Narrow floats.** bfloat16 and the 8-, 6- and 4-bit floats of ``ml_dtypes``
+   (see ``narrow_floats``) are NumPy dtypes of kind ``'V'`` whose scalar types
+   do not subclass ``np.floating``: so "is it a float?" is asked of
+   :func:`issubdtype` here, which knows them. bfloat16 joins the lattice beside
+   float16; the float8 types only meet weak Python scalars.
+5. **Promotion modes.** ``jax_numpy_dtype_promotion='strict'`` swaps the
+   lattice for one with no edge between two strong types: ``int8 + int32``
+   raises ``TypePromotionError`` and asks for an explicit cast. The option
+   lives in chapter 06's ``config``, which hands its reader to this module.
 """
 from __future__ import annotations
 
@@ -25,6 +37,8 @@ import warnings
 
 import numpy as np
 
+from minijax import narrow_floats
+
 __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float16", "float32", "float64", "complex64", "complex128",
@@ -32,6 +46,7 @@ __all__ = [
     "dtype", "issubdtype", "finfo", "iinfo", "TypePromotionError",
     "default_float_dtype", "default_int_dtype", "dtype_and_weak_type",
     "check_and_canonicalize_user_dtype", "isdtype", "scalar_type_of",
+    "is_narrow_float", "supports_inf",
 ]
 
 bool_ = np.dtype(np.bool_)
@@ -44,7 +59,12 @@ _bool_types = [bool_]
 _signed_types = [int8, int16, int32, int64]
 _unsigned_types = [uint8, uint16, uint32, uint64]
 _int_types = _unsigned_types + _signed_types
-_float_types = [float16, float32, float64]
+# bfloat16 and the float8/6/4 formats (when ``ml_dtypes`` is installed: see
+# ``narrow_floats``), JAX's order: the small floats first, then bfloat16.
+_narrow_float_types = list(narrow_floats.DTYPES.values())
+_narrow_float_set = frozenset(_narrow_float_types)
+_narrow_float_scalar_types = frozenset(t.type for t in _narrow_float_types)
+_float_types = [*_narrow_float_types, float16, float32, float64]
 _complex_types = [complex64, complex128]
 _jax_types = _bool_types + _int_types + _float_types + _complex_types
 _jax_types_set = frozenset(_jax_types)  # the same, for a fast ``in`` on every op
@@ -154,7 +174,8 @@ def check_and_canonicalize_user_dtype(dt, fun_name: str | None = None) -> np.dty
 
 
 _python_scalar_dtypes = {bool: bool_, int: int64, float: float64, complex: complex128}
-_default_of_kind = {"b": bool_, "i": int32, "u": uint32, "f": float32, "c": complex64}
+_default_of_kind = {"b": bool_, "i": int32, "u": uint32, "f": float32, "c": complex64,
+                    "V": float32}  # (a weak bfloat16 or float8 result: float32, as JAX)
 
 
 def is_python_scalar(x) -> bool:
@@ -201,28 +222,56 @@ def _lattice():
 
     ``i*``/``f*``/``c*`` are the weak (Python) int, float and complex types.
     Read an edge ``a -> b`` as "``a`` converts to ``b`` without surprises".
+    bfloat16 sits beside float16: both go up to float32, so bfloat16 with
+    float16 is float32. The 8-, 6- and 4-bit floats sit on their own, with
+    nothing above them: combined with any other strong type they raise
+    (a weak Python scalar still joins them: ``f8 * 2.0`` stays float8).
     """
     b1 = bool_
     u8, u16, u32, u64 = _unsigned_types
     i8, i16, i32, i64 = _signed_types
-    f16, f32, f64 = _float_types
+    f16, f32, f64 = float16, float32, float64
     c64, c128 = _complex_types
     i_, f_, c_ = _weak_types
-    return {
+    bf16 = narrow_floats.DTYPES.get("bfloat16")
+    small = [t for t in _narrow_float_types if t != bf16]
+    lattice = {
         b1: [i_],
         i_: [u8, i8],
         u8: [i16, u16], u16: [i32, u32],
         # with x64 off, u32 x i32 must not form i64: it promotes to i32 instead
         u32: [i32, u64], u64: [f_],
         i8: [i16], i16: [i32], i32: [i64], i64: [f_],
-        f_: [f16, c_],
+        f_: [*small, f16, c_],
+        **{t: [] for t in small},
         f16: [f32], f32: [f64, c64], f64: [c128],
         c_: [c64], c64: [c128], c128: [],
     }
+    if bf16 is not None:
+        lattice[f_].append(bf16)
+        lattice[bf16] = [f32]
+    return lattice
 
 
-def _upper_bounds():
-    lattice = _lattice()
+def _strict_lattice():
+    """The 'strict' mode's lattice: no edge between two strong types at all.
+
+    A weak Python scalar still joins any type of its kind or above
+    (``int8_array + 1`` and ``float32_array * 2.0`` work), but two
+    different dtypes (``int8 + int16``, ``float32 + int32``) have no common
+    upper bound: the user must cast explicitly.
+    """
+    i_, f_, c_ = _weak_types
+    return {
+        i_: [f_, *_int_types],
+        f_: [c_, *_float_types],
+        c_: list(_complex_types),
+        **{t: [] for t in _jax_types},
+    }
+
+
+def _upper_bounds(lattice):
+    """node -> every node reachable from it (itself included)."""
     ubs = {n: {n} for n in lattice}
     changed = True
     while changed:
@@ -235,31 +284,105 @@ def _upper_bounds():
     return ubs
 
 
-_UB = _upper_bounds()
+_UB = {"standard": _upper_bounds(_lattice()), "strict": _upper_bounds(_strict_lattice())}
+
+
+def _standard_mode() -> str:
+    return "standard"
+
+
+# The ``jax_numpy_dtype_promotion`` option lives in chapter 06 (``config``),
+# which installs its reader here. Reading a per-thread option costs about a
+# microsecond, on every op; so until some code asks for 'strict' (the option's
+# hook says so), the mode is known to be 'standard' without reading it.
+_read_mode = _standard_mode
+_strict_requested = False
+
+
+def set_promotion_mode_reader(reader) -> None:
+    """Chapter 06 hands the option's reader to this chapter (see ``config``)."""
+    global _read_mode
+    _read_mode = reader
+
+
+def note_promotion_mode(mode: str) -> None:
+    """The option's hook: called with each value it is set to (globally or in a ``with``)."""
+    global _strict_requested
+    if mode == "strict":
+        _strict_requested = True
+
+
+def numpy_dtype_promotion_mode() -> str:
+    """'standard' or 'strict': the ``jax_numpy_dtype_promotion`` in force in this thread."""
+    return _read_mode() if _strict_requested else "standard"
+
+
+def supports_inf(dt) -> bool:
+    """Can ``dt`` hold infinity? (Not float8_e4m3fn and the other ``fn`` types.)"""
+    return not is_narrow_float(dt) or narrow_floats.supports_inf(dt)
+
+
+def is_narrow_float(dt) -> bool:
+    """bfloat16 or a float8/6/4 type (from ``ml_dtypes``)?"""
+    return dt in _narrow_float_set
 
 
 def _jax_type(dt: np.dtype, weak: bool):
     """The lattice node of a (dtype, weak_type) pair."""
     if weak and dt != bool_:
+        if dt in _narrow_float_set:  # a weak bfloat16 is a weak float
+            return float
         return type(dt.type(0).item())  # int, float or complex
     return dt
 
 
-@functools.lru_cache(maxsize=512)
 def _least_upper_bound(*nodes):
-    """The least upper bound of ``nodes`` in the lattice (JAX's algorithm)."""
+    """The least upper bound of ``nodes`` on the lattice of the current mode."""
+    return _least_upper_bound_in(numpy_dtype_promotion_mode(), *nodes)
+
+
+def _bits_of_unpromotable(nodes) -> str | None:
+    """'8-bit' if a float8 is among ``nodes`` (6-bit, 4-bit likewise), else None."""
+    for bits, names in (("8", narrow_floats.FLOAT8_NAMES), ("6", narrow_floats.FLOAT6_NAMES),
+                        ("4", narrow_floats.FLOAT4_NAMES)):
+        if any(isinstance(n, np.dtype) and n.name in names for n in nodes):
+            return bits
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _least_upper_bound_in(mode: str, *nodes):
+    """The least upper bound of ``nodes`` in the lattice (JAX's algorithm).
+
+    The upper bounds common to all nodes, ``CUB``; the least of them is the
+    one whose own upper bounds contain all of ``CUB``. None: the nodes have
+    no implicit promotion, a ``TypePromotionError`` saying why.
+    """
+    UB = _UB[mode]
     N = set(nodes)
     for n in N:
-        if n not in _UB:
+        if n not in UB:
             raise ValueError(f"dtype={n!r} is not a valid dtype for JAX type promotion.")
-    common = set.intersection(*(_UB[n] for n in N))
-    lub = (common & N) or {c for c in common if common <= _UB[c]}
-    if len(lub) != 1:
+    common = set.intersection(*(UB[n] for n in N))
+    lub = (common & N) or {c for c in common if common <= UB[c]}
+    if len(lub) == 1:
+        return lub.pop()
+    names = tuple(str(n) for n in nodes)
+    if mode == "strict":
         raise TypePromotionError(
-            f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit "
-            "dtype promotion path. Try explicitly casting inputs to the desired "
-            "output type.")
-    return lub.pop()
+            f"Input dtypes {names} have no available implicit dtype promotion path "
+            "when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to "
+            "the desired output type, or set jax_numpy_dtype_promotion=standard.")
+    bits = _bits_of_unpromotable(nodes)
+    if bits is not None:
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path. "
+            f"To avoid unintended promotion, {bits}-bit floats do not support implicit "
+            "promotion. If you'd like your inputs to be promoted to another type, you "
+            "can do so explicitly using e.g. x.astype('float32')")
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path. "
+        "Try explicitly casting inputs to the desired output type.")
 
 
 def _node_to_dtype(node) -> np.dtype:
@@ -315,18 +438,24 @@ def _result_type_and_weak(*args) -> tuple[np.dtype, bool]:
     return _join(dts, weaks)
 
 
-@functools.lru_cache(maxsize=1024)
 def _join(dts: tuple, weaks: tuple) -> tuple[np.dtype, bool]:
-    """The result type of (canonical dtype, weak) pairs; cached, as it runs on every op."""
+    """The result type of (canonical dtype, weak) pairs, in the current promotion mode."""
+    return _join_in(_read_mode() if _strict_requested else "standard", dts, weaks)
+
+
+@functools.lru_cache(maxsize=1024)
+def _join_in(mode: str, dts: tuple, weaks: tuple) -> tuple[np.dtype, bool]:
+    """:func:`_join` in ``mode``; cached, as it runs on every op."""
     if len(dts) == 1:
         out, weak = dts[0], weaks[0]
     elif len(set(dts)) == 1 and not all(weaks):
         out, weak = dts[0], False
-    elif all(weaks):
-        # Join the strong counterparts, then mark the result weak.
-        out, weak = canonicalize_dtype(_least_upper_bound(*set(dts))), True
+    elif all(weaks) and mode != "strict":
+        # Join the strong counterparts, then mark the result weak. (Strict mode
+        # joins the weak nodes themselves: int with float is a weak float.)
+        out, weak = canonicalize_dtype(_least_upper_bound_in(mode, *set(dts))), True
     else:
-        node = _least_upper_bound(*{_jax_type(d, w) for d, w in zip(dts, weaks)})
+        node = _least_upper_bound_in(mode, *{_jax_type(d, w) for d, w in zip(dts, weaks)})
         out = canonicalize_dtype(_node_to_dtype(node))
         weak = _is_weak_node(node)
     weak = weak and out != bool_
@@ -354,16 +483,34 @@ def issubdtype(arg1, arg2) -> bool:
     ``jnp.issubdtype``: NumPy's hierarchy, where dtypes, strings, NumPy and
     minijax scalar types (``jnp.float32``) name concrete types and the abstract
     NumPy classes (``jnp.floating``, ``jnp.integer``...) name families.
+    bfloat16 and the float8 types are ``jnp.floating`` (NumPy alone says no).
     """
-    return bool(np.issubdtype(_as_scalar_type(arg1), _as_scalar_type(arg2)))
+    try:  # the common case, hashable arguments
+        return _issubdtype_cached(arg1, arg2)
+    except TypeError:
+        return _issubdtype_cached(np.dtype(arg1), np.dtype(arg2))
 
 
 def _as_scalar_type(x):
     return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
 
 
-finfo = np.finfo  # jnp.finfo / jnp.iinfo are classes, as in JAX
-iinfo = np.iinfo
+# bfloat16's scalar type does not subclass np.floating (NumPy's hierarchy is
+# closed), so its family is spelled out: it is a floating, inexact number.
+_families_of_narrow_float = (np.floating, np.inexact, np.number, np.generic)
+
+
+@functools.lru_cache(maxsize=512)
+def _issubdtype_cached(a, b) -> bool:
+    a_type, b_type = _as_scalar_type(a), _as_scalar_type(b)
+    if a_type in _narrow_float_scalar_types:
+        return b_type is a_type or b_type in _families_of_narrow_float
+    return bool(np.issubdtype(a_type, b_type))
+
+
+# jnp.finfo / jnp.iinfo are classes, as in JAX: ml_dtypes' versions know its types.
+finfo = narrow_floats.ml_dtypes.finfo if narrow_floats.available else np.finfo
+iinfo = narrow_floats.ml_dtypes.iinfo if narrow_floats.available else np.iinfo
 
 _dtype_kinds = {
     "bool": {bool_},
@@ -403,11 +550,11 @@ def isdtype(dtype, kind) -> bool:
 def scalar_type_of(x) -> type:
     """The Python scalar type (bool, int, float or complex) of ``x``'s dtype."""
     kind = dtype(x).kind
-    return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[kind]
+    return {"b": bool, "i": int, "u": int, "f": float, "c": complex, "V": float}[kind]
 
 
 def is_float(dt) -> bool:
-    return np.issubdtype(np.dtype(dt), np.floating)
+    return issubdtype(np.dtype(dt), np.floating)
 
 
 def is_int(dt) -> bool:
@@ -422,8 +569,21 @@ def is_inexact(dt) -> bool:
     dt = np.dtype(dt)
     hit = _is_inexact_memo.get(dt)  # memoized: this runs on every reduction
     if hit is None:
-        hit = _is_inexact_memo[dt] = bool(np.issubdtype(dt, np.inexact))
+        hit = _is_inexact_memo[dt] = issubdtype(dt, np.inexact)
     return hit
 
 
 _is_inexact_memo: dict = {}
+
+
+# --------------------------------------------------------------------------
+# ``jax.dtypes.bfloat16`` & co.: the ml_dtypes scalar types, as in JAX
+# --------------------------------------------------------------------------
+globals().update(narrow_floats.scalar_types())
+
+
+def __getattr__(name):
+    """Without ``ml_dtypes``, ``dtypes.bfloat16`` says what to install."""
+    if name in narrow_floats.NAMES:
+        raise narrow_floats.missing_error(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,7 +40,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
-from minijax import tree_util
+from minijax import dtypes, tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
 from minijax.backends import interpreter as _interpreter  # (the default backend)
@@ -623,7 +623,8 @@ class JitWrapped:
                                 if k in static_names))
             flat, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
             avals = tuple(self._abstractify(flat, args, kwargs, static_pos))
-        key = (in_tree, avals, static_key)
+        # the promotion mode changes what a trace computes (or whether it raises)
+        key = (in_tree, avals, static_key, dtypes.numpy_dtype_promotion_mode())
         cache = self._cache()
         result = cache.get(key)
         if result is None:

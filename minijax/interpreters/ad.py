@@ -54,7 +54,7 @@ float0 = dtypes.float0
 def primal_dtype_to_tangent_dtype(dtype) -> np.dtype:
     """Floats and complex numbers are their own tangent dtype; everything else has float0."""
     dtype = np.dtype(dtype)
-    return dtype if np.issubdtype(dtype, np.inexact) else float0
+    return dtype if dtypes.issubdtype(dtype, np.inexact) else float0
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -426,7 +426,7 @@ def _check_input_dtype_jacfwd(holomorphic: bool, x) -> None:
         if not np.issubdtype(dtype, np.complexfloating):
             raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
                             f"dtype, but got {dtype.name}.")
-    elif not np.issubdtype(dtype, np.floating):
+    elif not dtypes.issubdtype(dtype, np.floating):
         raise TypeError("jacfwd requires real-valued inputs (input dtype that is "
                         f"a sub-dtype of np.floating), but got {dtype.name}. "
                         "For holomorphic differentiation, pass holomorphic=True. "

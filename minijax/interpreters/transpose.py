@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from minijax import dtypes
 from minijax import lax, tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.core import get_aval, set_current_trace
@@ -286,7 +287,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
     out_avals = [v.aval for v in jaxpr.outvars]
     in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
     all_dtypes = in_dtypes + out_dtypes
-    if not (all(np.issubdtype(d, np.inexact) for d in all_dtypes)
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in all_dtypes)
             or all(np.issubdtype(d, np.integer) for d in all_dtypes)):
         raise TypeError("linear_transpose only supports [float or complex] -> "
                         "[float or complex], and integer -> integer functions, "

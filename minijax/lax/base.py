@@ -145,7 +145,7 @@ class Family:
     def __contains__(self, dtype) -> bool:
         hit = self._memo.get(dtype)
         if hit is None:
-            hit = self._memo[dtype] = any(np.issubdtype(dtype, t) for t in self.types)
+            hit = self._memo[dtype] = any(dtypes.issubdtype(dtype, t) for t in self.types)
         return hit
 
 

@@ -19,6 +19,7 @@ import operator
 
 import numpy as np
 
+from minijax import dtypes
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import standard_primitive
 from minijax.lax.shapes import check_user_dtype
@@ -139,8 +140,8 @@ def _type_rank(dt: np.dtype):
     """XLA's order of "higher precision" types: complex > more exponent > more mantissa > wider."""
     is_complex = np.issubdtype(dt, np.complexfloating)
     real = np.dtype(dt.char.lower()) if is_complex else dt
-    is_float = np.issubdtype(real, np.floating)
-    finfo = np.finfo(real) if is_float else None
+    is_float = dtypes.issubdtype(real, np.floating)
+    finfo = dtypes.finfo(real) if is_float else None
     bits = 1 if real == np.bool_ else real.itemsize * 8
     return (is_complex, finfo.maxexp if is_float else -1, finfo.nmant if is_float else -1,
             bits, not np.issubdtype(real, np.unsignedinteger))
@@ -158,7 +159,7 @@ def _dot_general_dtype_rule(lhs, rhs, *, dimension_numbers, precision,
     result = lhs.dtype if lrank >= rrank else rhs.dtype
     if preferred_element_type is None or preferred_element_type == result:
         return result
-    if (not np.issubdtype(result, np.floating)
+    if (not dtypes.issubdtype(result, np.floating)
             and _bit_width(preferred_element_type) < _bit_width(result)):
         raise TypeError("`preferred_element_type` must not be narrower than the original "
                         f"type, got preferred_element_type of {preferred_element_type} for "

@@ -134,7 +134,7 @@ def _sign_impl(x):
     if np.issubdtype(x.dtype, np.complexfloating):  # the phase x / |x|, 0 at 0
         mag = np.abs(x)
         return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
-    if np.issubdtype(x.dtype, np.floating):
+    if dtypes.issubdtype(x.dtype, np.floating):
         return np.where(x == 0, x, np.sign(x))  # keeps the zero's sign: sign(-0.) is -0.
     return np.sign(x)
 
@@ -183,7 +183,7 @@ def _minmax_impl(take_max: bool):
             x_wins = np.where(x.real == y.real, cmp(x.imag, y.imag), cmp(x.real, y.real))
             return np.where(x_wins, x, y)
         out = np.maximum(x, y) if take_max else np.minimum(x, y)
-        if np.issubdtype(x.dtype, np.floating):
+        if dtypes.issubdtype(x.dtype, np.floating):
             # NumPy returns either zero when both are; x + y is -0 only if both are -0
             zeros = (x + y) if take_max else -((-x) + (-y))
             out = np.where((x == 0) & (y == 0), zeros, out)
@@ -214,7 +214,7 @@ def _integer_pow_dtype_rule(x, *, y):
 
 
 def _pow_dtype_rule(x, y):
-    if np.issubdtype(x.dtype, np.inexact) and np.issubdtype(y.dtype, np.integer):
+    if dtypes.issubdtype(x.dtype, np.inexact) and np.issubdtype(y.dtype, np.integer):
         return x.dtype
     if x.dtype == y.dtype:
         return x.dtype
@@ -385,7 +385,7 @@ _expit, _psi, _erfinv = (_scipy_special(n) for n in ("expit", "psi", "erfinv"))
 
 # --- exponentials, logarithms, roots ---------------------------------------------------
 def _logistic_impl(x):
-    if np.issubdtype(x.dtype, np.floating):
+    if dtypes.issubdtype(x.dtype, np.floating):
         return _expit(x)  # no overflow for large negative x
     return 1 / (1 + np.exp(-x))
 
@@ -879,7 +879,7 @@ def _convert_impl(x, *, new_dtype, weak_type, sharding=None):
     new_dtype = np.dtype(new_dtype)
     if new_dtype == np.bool_:
         return x != 0
-    if np.issubdtype(new_dtype, np.integer) and np.issubdtype(x.dtype, np.floating):
+    if np.issubdtype(new_dtype, np.integer) and dtypes.issubdtype(x.dtype, np.floating):
         info = np.iinfo(new_dtype)
         x = np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0.0)
         too_big, too_small = x >= float(info.max) + 1, x < float(info.min)
@@ -1011,7 +1011,7 @@ def _reduce_precision_shape_rule(operand, *, exponent_bits, mantissa_bits):
 def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
     # XLA's algorithm on the bit pattern: round the mantissa to nearest even,
     # then send exponents out of the smaller range to +-inf or +-0.
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     src_mant, src_exp, nbits = info.nmant, info.nexp, 8 * x.dtype.itemsize
     utype = np.dtype(f"u{x.dtype.itemsize}")
     bits = np.asarray(x, order="C").view(utype).astype(np.uint64)
@@ -1083,6 +1083,6 @@ def stop_gradient(x):
         return type(x)(stop_gradient(v) for v in x)
     if isinstance(x, dict):
         return {k: stop_gradient(v) for k, v in x.items()}
-    if not np.issubdtype(get_aval(x).dtype, np.inexact):
+    if not dtypes.issubdtype(get_aval(x).dtype, np.inexact):
         return x
     return stop_gradient_p.bind(x)

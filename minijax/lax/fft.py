@@ -92,7 +92,7 @@ def _complex_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
-    return np.finfo(dtype).dtype
+    return dtypes.finfo(dtype).dtype
 
 
 # --- shape and dtype rules (JAX's checks and messages) ---------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from minijax import dtypes
 from minijax import lax  # (this module is imported last by ``minijax.lax``)
 from minijax.abstract_arrays import ShapedArray, get_aval
 from minijax.lax.base import standard_primitive
@@ -41,13 +42,13 @@ def _check_matrix(name: str, aval: ShapedArray, square: bool = False):
     if square and aval.shape[-1] != aval.shape[-2]:
         raise ValueError(f"Argument to {name} must have shape [..., n, n], got "
                          f"{aval.shape}.")
-    if not np.issubdtype(aval.dtype, np.inexact):
+    if not dtypes.issubdtype(aval.dtype, np.inexact):
         raise TypeError(f"{name} requires a floating point or complex operand, got "
                         f"{aval.dtype}.")
 
 
 def _real_dtype(dtype) -> np.dtype:
-    return np.finfo(dtype).dtype
+    return dtypes.finfo(dtype).dtype
 
 
 def _per_matrix(fn, *arrays):

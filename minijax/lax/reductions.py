@@ -43,8 +43,8 @@ def _strip_weak(*avals, **_):
 def _max_identity(dtype) -> np.ndarray:
     """The smallest value of ``dtype``: the identity of ``max``."""
     dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.inexact):
-        return np.array(-np.inf, dtype)
+    if dtypes.issubdtype(dtype, np.inexact):  # (float8_e4m3fn & co. have no inf)
+        return np.array(-np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).min, dtype)
     if np.issubdtype(dtype, np.integer):
         return np.array(np.iinfo(dtype).min, dtype)
     return np.array(False)
@@ -53,8 +53,8 @@ def _max_identity(dtype) -> np.ndarray:
 def _min_identity(dtype) -> np.ndarray:
     """The largest value of ``dtype``: the identity of ``min``."""
     dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.inexact):
-        return np.array(np.inf, dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.array(np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).max, dtype)
     if np.issubdtype(dtype, np.integer):
         return np.array(np.iinfo(dtype).max, dtype)
     return np.array(True)
@@ -88,13 +88,23 @@ def _number_dtype_rule(name: str):
     return rule
 
 
+def _accumulating_in_float32(reduce: Callable) -> Callable:
+    """``reduce`` (np.sum, np.prod) in the dtype of ``x``, except that a bfloat16 or
+    float8 sum accumulates in float32 and is rounded once at the end, as XLA's
+    CPU backend does (NumPy would round after every addition)."""
+    def impl(x, *, axes, **_):
+        if dtypes.is_narrow_float(x.dtype):
+            return reduce(x, axis=axes, dtype=np.float32).astype(x.dtype)
+        return reduce(x, axis=axes, dtype=x.dtype)
+    return impl
+
+
 reduce_sum_p = standard_primitive(
     "reduce_sum", _reduce_op_shape_rule, _number_dtype_rule("reduce_sum"),
-    lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype),
-    kind="reduction", linear_in=(0,))
+    _accumulating_in_float32(np.sum), kind="reduction", linear_in=(0,))
 reduce_prod_p = standard_primitive(
     "reduce_prod", _reduce_op_shape_rule, _number_dtype_rule("reduce_prod"),
-    lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype), kind="reduction")
+    _accumulating_in_float32(np.prod), kind="reduction")
 # np.max/np.min propagate NaN, as XLA's max/min do; ``initial`` covers empty axes.
 reduce_max_p = standard_primitive(
     "reduce_max", _reduce_op_shape_rule, _same_dtype,
@@ -244,7 +254,7 @@ def _cumulative_primitive(name: str, accumulate: Callable, **attributes):
 
 
 def _logaddexp_accumulate(x, axis):
-    work = x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float32)
+    work = x if dtypes.issubdtype(x.dtype, np.floating) else x.astype(np.float32)
     return np.logaddexp.accumulate(work, axis=axis)
 
 

@@ -622,7 +622,7 @@ gather_p = standard_primitive("gather", _gather_shape_rule, _gather_dtype_rule,
 
 
 def _default_fill_value(dtype):
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         return np.nan
     if np.issubdtype(dtype, np.signedinteger):
         return int(np.iinfo(dtype).min)

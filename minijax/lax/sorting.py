@@ -18,6 +18,7 @@ import operator
 
 import numpy as np
 
+from minijax import dtypes
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import canonicalize_axis
 from minijax.lax.shapes import multiple_results_primitive
@@ -47,7 +48,7 @@ def _sort_keys(x: np.ndarray) -> list[np.ndarray]:
     """
     if np.issubdtype(x.dtype, np.complexfloating):
         return _sort_keys(x.real) + _sort_keys(x.imag)
-    if np.issubdtype(x.dtype, np.floating):
+    if dtypes.issubdtype(x.dtype, np.floating):
         return [np.where(x == 0, np.zeros((), x.dtype), x)]
     return [x]
 
@@ -113,7 +114,7 @@ def _top_k_abstract_eval(operand, *, k, axis):
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:
     """Integers ordered as IEEE totalOrder orders the floats ``x`` (-NaN < -inf < -0 < 0 < NaN)."""
-    if not np.issubdtype(x.dtype, np.floating):
+    if not dtypes.issubdtype(x.dtype, np.floating):
         return x
     bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
     # Negative floats grow in magnitude as their bits grow: flip all but the sign bit.

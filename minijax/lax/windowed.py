@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from minijax import dtypes
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import standard_primitive
 from minijax.lax.convolution import dilate_shape, padtype_to_pads, strided_size
@@ -82,7 +83,7 @@ def _same_dtype(operand, *others, **_):
 
 
 def _sum_dtype(operand, **_):
-    if not np.issubdtype(operand.dtype, np.number):
+    if not dtypes.issubdtype(operand.dtype, np.number):
         raise TypeError("operand to reduce_window_sum must have a number dtype, got "
                         f"{np.dtype(operand.dtype).name}")
     return operand.dtype
@@ -98,7 +99,7 @@ def identity_of(kind: str, dtype):
         return np.zeros((), dtype)
     if dtype == np.bool_:
         return np.array(kind == "min")
-    if np.issubdtype(dtype, np.floating):
+    if dtypes.issubdtype(dtype, np.floating):
         return np.array(-np.inf if kind == "max" else np.inf, dtype)
     info = np.iinfo(dtype)
     return np.array(info.min if kind == "max" else info.max, dtype)

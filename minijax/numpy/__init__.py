@@ -33,3 +33,12 @@ from minijax.array import Array as _Array
 from minijax.numpy.array_methods import install_array_methods as _install
 
 _install(_Array)
+
+
+# --- bfloat16 and the float8 types without ml_dtypes ---------------------------
+def __getattr__(name):
+    """``jnp.bfloat16`` without ``ml_dtypes`` installed: say what to install."""
+    from minijax import narrow_floats
+    if name in narrow_floats.NAMES:
+        raise narrow_floats.missing_error(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

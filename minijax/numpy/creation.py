@@ -403,7 +403,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     div = (num - 1) if endpoint else num
     if num > 1:
         delta = lax.div(lax.sub(stop, start), _const(div, comp))
-        real = np.finfo(comp).dtype
+        real = dtypes.finfo(comp).dtype
         iota_shape = [1] * len(shape)
         iota_shape[axis] = div
         frac = lax.div(lax.reshape(lax.iota(real, div), iota_shape), _const(div, real))

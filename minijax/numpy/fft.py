@@ -269,7 +269,7 @@ def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
     dtype = dtype or dtypes.default_float_dtype
     _check_freq_args("fftfreq", n, d)
     out_dtype = dtype
-    dtype = np.finfo(_inexact(dtype)).dtype  # computed in the real float type
+    dtype = dtypes.finfo(_inexact(dtype)).dtype  # computed in the real float type
     i = creation.arange(n, dtype=dtype, device=device)
     k = (i + n // 2) % n - n // 2
     result = k.astype(dtype) / creation.array(d * n, dtype=dtype, device=device)

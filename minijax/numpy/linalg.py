@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minijax import dtypes
 from minijax import lax
 from minijax.lax import linalg as lax_linalg
 from minijax.abstract_arrays import get_aval
@@ -60,7 +61,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if ord == -np.inf:
         return reductions.amin(ufuncs.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
-        dtype = np.finfo(ufuncs._dtype(x)).dtype if ufuncs._is(x, np.inexact) else np.float32
+        dtype = dtypes.finfo(ufuncs._dtype(x)).dtype if ufuncs._is(x, np.inexact) else np.float32
         return reductions.sum(ufuncs.not_equal(x, 0), axis=axis, keepdims=keepdims,
                               dtype=dtype)
     if ord == 1:
@@ -315,7 +316,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
         return creation.empty(_shape(a)[:-2] + (n, m), get_aval(a).dtype)
     u, s, vh = lax_linalg.svd(ufuncs.conj(a), full_matrices=False)
     if rtol is None:
-        rtol = max(m, n) * np.finfo(get_aval(s).dtype).eps
+        rtol = max(m, n) * dtypes.finfo(get_aval(s).dtype).eps
     cutoff = asarray(rtol, get_aval(s).dtype)[..., None] * reductions.amax(s, axis=-1,
                                                                            keepdims=True)
     s_inv = ufuncs.where(ufuncs.greater(s, cutoff), 1 / s, 0).astype(get_aval(a).dtype)
@@ -362,7 +363,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     if rtol is None:
         dtype = get_aval(s).dtype
         rtol = reductions.amax(s, axis=-1) * np.asarray(max(_shape(M)[-2:]) *
-                                                        np.finfo(dtype).eps, dtype)
+                                                        dtypes.finfo(dtype).eps, dtype)
     rtol = shapes.expand_dims(asarray(rtol), len(_shape(asarray(rtol))))
     return reductions.sum(ufuncs.greater(s, rtol), axis=-1)
 
@@ -380,9 +381,9 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
                         "two-dimensional")
     m, n = _shape(a)
     dtype = get_aval(a).dtype
-    eps = np.finfo(dtype).eps
+    eps = dtypes.finfo(dtype).eps
     rcond = eps * max(m, n) if rcond is None else ufuncs.where(
-        ufuncs.less(rcond, 0), asarray(eps, np.finfo(dtype).dtype), rcond)
+        ufuncs.less(rcond, 0), asarray(eps, dtypes.finfo(dtype).dtype), rcond)
     u, s, vt = lax_linalg.svd(a, full_matrices=False)
     mask = ufuncs.logical_and(ufuncs.greater(s, 0),
                               ufuncs.greater_equal(s, asarray(rcond, get_aval(s).dtype) * s[0]))

@@ -352,7 +352,7 @@ def ldexp(x1, x2, /):
         return x1 * _u.exp2(_c.asarray(x2).astype(dtype))
     # 2**x2 itself overflows where x1 * 2**x2 need not (0 * inf is NaN), so the
     # power goes in three exact factors 2**e, each within the normal exponents
-    limit = np.finfo(dtype).maxexp - 2
+    limit = dtypes.finfo(dtype).maxexp - 2
     n = lax.clamp(np.int32(-3 * limit), _c.asarray(x2).astype(np.int32), np.int32(3 * limit))
     e1 = _u.floor_divide(n, 3)
     e2 = _u.floor_divide(n - e1, 2)
@@ -362,7 +362,7 @@ def ldexp(x1, x2, /):
 def _pow2(e, dtype):
     """``2**e`` exactly, built from its bits, for integers ``e`` within ``dtype``'s normal
     exponents (``_u.exp2`` need not be exact in a compiled kernel)."""
-    info = np.finfo(dtype)
+    info = dtypes.finfo(dtype)
     int_type = np.int32 if np.dtype(dtype).itemsize == 4 else np.int16
     biased = lax.convert_element_type(e + (info.maxexp - 1), int_type)
     return lax.bitcast_convert_type(lax.shift_left(biased, int_type(info.nmant)), dtype)

@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import dtypes, lax, narrow_floats
 from minijax.abstract_arrays import get_aval
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy import ufuncs
@@ -97,8 +97,12 @@ def _promote_integer_dtype(dt: np.dtype) -> np.dtype:
     return dt
 
 
+_BFLOAT16 = narrow_floats.DTYPES.get("bfloat16")
+
+
 def _upcast_f16(dt: np.dtype) -> np.dtype:
-    return dtypes.float32 if dt == dtypes.float16 else dt
+    """float16 and bfloat16 sums and means accumulate in float32, as in JAX."""
+    return dtypes.float32 if dt == dtypes.float16 or dt == _BFLOAT16 else dt
 
 
 def _user_dtype(dtype) -> np.dtype:

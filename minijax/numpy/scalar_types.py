@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes as _dtypes
+from minijax import narrow_floats as _narrow_floats
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
            "uint64", "float16", "float32", "float64", "complex64", "complex128",
@@ -63,6 +64,11 @@ complex64, complex128 = map(_make_scalar_type, (np.complex64, np.complex128))
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double, csingle, cdouble = float32, float64, complex64, complex128
 bool = bool_  # noqa: A001  (jnp.bool exists, as in NumPy 2)
+
+# bfloat16 and the float8/6/4 types, when ml_dtypes is installed (``narrow_floats``).
+_narrow = {name: _make_scalar_type(t) for name, t in _narrow_floats.scalar_types().items()}
+globals().update(_narrow)
+__all__ += list(_narrow)
 
 generic, number, integer = np.generic, np.number, np.integer
 signedinteger, unsignedinteger = np.signedinteger, np.unsignedinteger

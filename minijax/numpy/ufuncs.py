@@ -40,7 +40,7 @@ __all__ = [
     "asinh", "acosh", "atanh", "hypot", "deg2rad", "rad2deg", "degrees",
     "radians", "sinc",
     # selection and predicates
-    "where", "select", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+    "where", "select", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "angle",
     "isclose", "nan_to_num", "signbit", "copysign", "heaviside",
     # comparisons and logic
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -79,7 +79,7 @@ def _dtype(x) -> np.dtype:
 
 def _is(x, kind) -> bool:
     """Whether ``x``'s dtype is a subtype of ``kind`` (``np.integer``, ``np.bool_``...)."""
-    return np.issubdtype(_dtype(x), kind)
+    return dtypes.issubdtype(_dtype(x), kind)
 
 
 def _is_int_or_bool(x) -> bool:
@@ -387,7 +387,7 @@ def _round_float(a, decimals: int):
     to_even = lax.RoundingMethod.TO_NEAREST_EVEN
     if decimals == 0:
         return lax.round(a, to_even)
-    if decimals > np.log10(np.finfo(_dtype(a)).max):
+    if decimals > np.log10(dtypes.finfo(_dtype(a)).max):
         return a
     dtype = _dtype(a)
     if dtype == dtypes.float16:  # rescaling in float16 loses digits; JAX uses float32
@@ -597,11 +597,26 @@ def _float_only(name, fn, otherwise: bool):
     return pred
 
 
-isinf = jnp_jit("isinf")(  # inner-jitted, as JAX's
-    _float_only("isinf", lambda x: lax.eq(lax.abs(x), _strong_const(x, np.inf)), False))
+def _is_inf(x):
+    """|x| == inf; a complex number is infinite when either part is (as NumPy)."""
+    if _is(x, np.complexfloating):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(_is_inf(re), _is_inf(im))
+    return lax.eq(lax.abs(x), _strong_const(x, np.inf))
+
+
+def _is_finite(x):
+    """``lax.is_finite`` takes only real floats: a complex number is finite when
+    both its parts are (JAX's ``jnp.isfinite`` writes the same equations)."""
+    if _is(x, np.complexfloating):
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
+
+
+isinf = jnp_jit("isinf")(_float_only("isinf", _is_inf, False))  # inner-jitted, as JAX's
 isposinf = _float_only("isposinf", lambda x: lax.eq(x, _strong_const(x, np.inf)), False)
 isneginf = _float_only("isneginf", lambda x: lax.eq(x, _strong_const(x, -np.inf)), False)
-isfinite = _float_only("isfinite", lax.is_finite, True)
+isfinite = _float_only("isfinite", _is_finite, True)
 
 
 @jnp_jit("isclose", static_argnames=("equal_nan",))
@@ -625,7 +640,7 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     x = asarray(x)
     if not _is(x, np.inexact):
         return x
-    info = np.finfo(_dtype(x))
+    info = dtypes.finfo(_dtype(x))
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = _where(isnan(x), asarray(nan, dtype=_dtype(x)), x)
@@ -728,3 +743,20 @@ conj = _complex_part("conj", "conj", _identity)
 conjugate = _complex_part("conjugate", "conj", _identity)
 real = _complex_part("real", "real", _identity)
 imag = _complex_part("imag", "imag", _zeros)
+
+
+@jnp_jit("angle", static_argnames=("deg",))
+def angle(z, deg: bool = False):
+    """The argument of ``z`` (``atan2(imag, real)``), in radians or, with ``deg``, degrees.
+
+    Real inputs have angle 0 or pi; integers, and float scalars, are computed
+    in the default float dtype, as in JAX.
+    """
+    check_arraylike("angle", z)
+    z = asarray(z)
+    re, im = real(z), imag(z)
+    if not _is(re, np.inexact) or (_is(z, np.floating) and np.ndim(z) == 0):
+        re = lax.convert_element_type(re, dtypes.default_float_dtype)
+        im = lax.convert_element_type(im, dtypes.default_float_dtype)
+    result = lax.atan2(im, re)
+    return rad2deg(result) if deg else result

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import minijax.numpy as _jnp
+from minijax import dtypes
 from minijax.control_flow.loops import fori_loop
 from minijax.numpy.util import promote_args_inexact
 from minijax.scipy import special
@@ -24,7 +25,7 @@ _ITERATIONS = 200
 
 def _continued_fraction(a, b, x):
     """``I_x(a, b) * a * B(a, b) / (x^a (1-x)^b)`` by the modified Lentz method."""
-    tiny = float(np.finfo(np.dtype(x.dtype)).tiny) * 1e3
+    tiny = float(dtypes.finfo(np.dtype(x.dtype)).tiny) * 1e3
 
     def guard(v):
         return _jnp.where(_jnp.abs(v) < tiny, tiny, v)

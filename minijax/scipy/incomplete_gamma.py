@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import minijax.numpy as _jnp
+from minijax import dtypes
 from minijax.control_flow.loops import fori_loop
 from minijax.numpy.util import promote_args_inexact
 from minijax.scipy import special
@@ -42,7 +43,7 @@ def _igamma_parts(a, x):
     _, total = fori_loop(1, _IGAMMA_ITERATIONS, series_step, (first, first))
     p_series = factor * total
     # continued fraction (modified Lentz): Q = factor * h
-    tiny = float(np.finfo(np.dtype(x.dtype)).tiny) * 1e3  # a Python float: weak
+    tiny = float(dtypes.finfo(np.dtype(x.dtype)).tiny) * 1e3  # a Python float: weak
 
     def fraction_step(i, carry):
         b, c, d, h = carry

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import minijax.numpy as _jnp  # the jnp namespace, for readable composites
+from minijax import dtypes
 from minijax import lax
 from minijax.abstract_arrays import get_aval
 from minijax.numpy import reductions, ufuncs
@@ -180,7 +181,7 @@ def ndtri(p):
     dt = p.dtype
     lower = p < 0.5
     q = _jnp.where(lower, p, 1 - p)  # solve in the lower tail: x = -ndtri(1 - p) above
-    safe = _jnp.clip(q, np.finfo(dt).tiny, 0.5)
+    safe = _jnp.clip(q, dtypes.finfo(dt).tiny, 0.5)
     x = np.sqrt(2.0) * erfinv(2 * safe - 1)
     x = _jnp.where(safe < 1e-4, -_jnp.sqrt(-2 * _jnp.log(safe)), x)  # a tail start
     log_q = _jnp.log(safe)

@@ -68,12 +68,13 @@ class CpuTarget(Target):
         rule = LOWERINGS[eqn.primitive]
         avals = [a.aval for a in [*eqn.invars, *eqn.outvars]]
         if any(is_half(a.dtype) for a in avals) and not self._half_ok(eqn, rule, avals):
-            return f"{eqn.primitive.name} on float16"
+            half = next(a.dtype for a in avals if is_half(a.dtype))
+            return f"{eqn.primitive.name} on {half}"  # float16 or bfloat16
         return None
 
     @staticmethod
     def _half_ok(eqn, rule, avals) -> bool:
-        """float16 values are float32 variables in a loop nest (any scalar rule
+        """float16 (and bfloat16) values are float32 variables in a loop nest (any scalar rule
         takes them) and bits (uint16) in memory: a call must only move bits, on
         arrays (``bitcast_convert_type`` converts scalars itself)."""
         if rule.form == "scalar":
@@ -84,8 +85,10 @@ class CpuTarget(Target):
             a.shape for a in avals if is_half(a.dtype))
 
     def dtype_problem(self, dtype) -> str | None:
-        """bool, integers, float16/32/64 and complex (bfloat16 and float8: not yet)."""
-        ok = dtype.kind in "biufc" and not (dtype.kind == "f" and dtype.itemsize < 2)
+        """bool, integers, float16/32/64, bfloat16 (as float16: see ``syntax``) and
+        complex. The 8-, 6- and 4-bit floats are not lowered: the interpreter runs them."""
+        ok = (dtype.kind in "biufc" and not (dtype.kind == "f" and dtype.itemsize < 2)
+              or is_half(dtype))
         return None if ok else f"dtype {dtype}"
 
     def extended_problem(self, dtype, eqns) -> str | None:
@@ -191,8 +194,8 @@ class NumbaExecutable(Executable):
                 value = results[k]
                 if is_threefry_key(aval.dtype):  # the kernel computed key data
                     value = _as_keys(value, aval)
-                elif is_half(aval.dtype):  # the kernel computed float16's bits
-                    value = np.asarray(value, dtype=np.uint16).view(np.float16)
+                elif is_half(aval.dtype):  # the kernel computed float16's (bfloat16's) bits
+                    value = np.asarray(value, dtype=np.uint16).view(aval.dtype)
                 elif not isinstance(value, np.ndarray):
                     value = np.asarray(value, dtype=aval.dtype)
                 outs.append(Array(aval, Buffer(value)))

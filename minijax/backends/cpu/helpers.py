@@ -348,6 +348,36 @@ def _round_f16(x):
 
 
 # =============================================================================
+# bfloat16: the same, with float32's top 16 bits as storage (see syntax.py)
+# =============================================================================
+register("_f2bf", '''
+def _f2bf(x):
+    """float32 -> the bits of the nearest bfloat16 (ties to even), as ml_dtypes' astype.
+
+    bfloat16 is float32 without its low 16 bits: add just under half of the
+    dropped part (plus one when the kept part is odd: ties go to even) and
+    shift. A NaN becomes the quiet NaN of its sign, as in XLA and ml_dtypes.
+    """
+    f = np.uint32(np.float32(x).view(np.uint32))
+    is_nan = (f & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    if is_nan:
+        return np.uint16(((f >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7FC0))
+    f = f + np.uint32(0x7FFF) + ((f >> np.uint32(16)) & np.uint32(1))
+    return np.uint16(f >> np.uint32(16))
+''')
+register("_bf2f", '''
+def _bf2f(b):
+    """The float32 of the bfloat16 whose bits are ``b`` (exact: the bits, shifted up)."""
+    return np.uint32(np.uint32(b) << np.uint32(16)).view(np.float32)
+''')
+register("_round_bf16", '''
+def _round_bf16(x):
+    """x rounded to the nearest bfloat16, as a float32: one bfloat16 operation's result."""
+    return _bf2f(_f2bf(x))
+''', calls=("_f2bf", "_bf2f"))
+
+
+# =============================================================================
 # Calls back into Python (chapter 12's callbacks: see host_calls.py)
 # =============================================================================
 _HOST_PRELUDE = '''

@@ -52,8 +52,9 @@ from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, 
                                           sort_helper)
 from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, close_loops, copy_loops, index,
                                         open_loops, permuted_copy)
-from minijax.backends.cpu.syntax import (cast, compute_dtype, data_shape, int_views, is_half,
-                                         is_threefry_key, kind, literal, np_dtype)
+from minijax.backends.cpu.syntax import (cast, compute_dtype, data_shape, half_helpers,
+                                         int_views, is_half, is_threefry_key, kind, literal,
+                                         np_dtype)
 from minijax.backends.plan import eqn_header
 from minijax.checkpoint import name_p, remat_p
 from minijax.control_flow.conditionals import cond_p
@@ -689,9 +690,9 @@ def _bitcast(w, eqn, x):
     if old.dtype == new.dtype:
         return x
     if not old.shape:
-        bits = f"{w.helper('_f2h')}({x})" if is_half(old.dtype) else x
+        bits = f"{w.helper(half_helpers(old.dtype)[0])}({x})" if is_half(old.dtype) else x
         value = f"np.full((1,), {bits}).view({data_shape(new)[1]})[0]"
-        return f"{w.helper('_h2f')}({value})" if is_half(new.dtype) else value
+        return f"{w.helper(half_helpers(new.dtype)[1])}({value})" if is_half(new.dtype) else value
     return f"{x}.view({data_shape(new)[1]})"
 
 

@@ -17,13 +17,24 @@ dtype, ``uint16``: :func:`data_shape`), converted on every read and write
 (``_h2f``, ``_f2h``). For +, -, *, / and sqrt, rounding the float32 result
 again to float16 gives the correctly rounded float16 result: float32 has
 more than twice float16's 11 bits of precision.
+
+**bfloat16** is handled the same way (it is float32 with the low 16 bits
+cut off, so its helpers are one shift each: ``_bf2f``, ``_f2bf``,
+``_round_bf16``): :func:`is_half` covers both 16-bit floats, and
+:func:`half_helpers` names each one's three helpers. The 8-, 6- and 4-bit
+floats are not lowered (the target refuses their dtype; their kernels run
+on the interpreter).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from minijax.narrow_floats import DTYPES as _NARROW_FLOATS
+
+BFLOAT16 = _NARROW_FLOATS.get("bfloat16")  # (None without ml_dtypes)
+
 __all__ = ["np_dtype", "cast", "literal", "kind", "int_views", "is_threefry_key", "data_shape",
-           "is_half", "compute_dtype"]
+           "is_half", "half_helpers", "compute_dtype"]
 
 
 def np_dtype(dtype) -> str:
@@ -33,15 +44,26 @@ def np_dtype(dtype) -> str:
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
+_HALVES = frozenset([np.dtype(np.float16), *([BFLOAT16] if BFLOAT16 is not None else [])])
+
+
 def is_half(dtype) -> bool:
-    """float16: computed in float32, stored as uint16 (see the module docstring)."""
-    return isinstance(dtype, np.dtype) and dtype == np.float16
+    """float16 or bfloat16: computed in float32, stored as uint16 (see the module docstring)."""
+    return isinstance(dtype, np.dtype) and dtype in _HALVES  # (on every call: kept cheap)
+
+
+def half_helpers(dtype) -> tuple[str, str, str]:
+    """The helpers of a 16-bit float ``dtype``: (float32 -> bits, bits -> float32,
+    round a float32 to the nearest value of ``dtype``)."""
+    if np.dtype(dtype) == np.float16:
+        return "_f2h", "_h2f", "_round_f16"
+    return "_f2bf", "_bf2f", "_round_bf16"
 
 
 def compute_dtype(dtype) -> np.dtype:
-    """The dtype a kernel computes a value of ``dtype`` in (float16: float32)."""
+    """The dtype a kernel computes a value of ``dtype`` in (float16, bfloat16: float32)."""
     dtype = np.dtype(dtype)
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    return np.dtype(np.float32) if is_half(dtype) else dtype
 
 
 def cast(dtype, expr: str) -> str:
@@ -68,8 +90,8 @@ def literal(val, dtype) -> str:
     val = np.asarray(val).astype(dtype).item()
     if dtype == np.bool_:
         return repr(bool(val))
-    if np.issubdtype(dtype, np.floating):
-        return cast(dtype, _float_text(val))
+    if np.issubdtype(dtype, np.floating) or is_half(dtype):
+        return cast(dtype, _float_text(float(val)))
     if np.issubdtype(dtype, np.complexfloating):
         return cast(dtype, f"complex({_float_text(val.real)}, {_float_text(val.imag)})")
     return cast(dtype, repr(int(val)))
@@ -80,8 +102,8 @@ def _float_text(val: float) -> str:
 
 
 def kind(dtype) -> str:
-    """'f' float, 'i' signed, 'u' unsigned, 'b' bool, 'c' complex."""
-    return np.dtype(dtype).kind
+    """'f' float (bfloat16 too), 'i' signed, 'u' unsigned, 'b' bool, 'c' complex."""
+    return "f" if is_half(dtype) else np.dtype(dtype).kind
 
 
 def int_views(dtype):
@@ -99,7 +121,7 @@ def is_threefry_key(dtype) -> bool:
 
 def data_shape(aval) -> tuple[tuple, str]:
     """The shape and dtype constructor of an array in a kernel's memory (keys: their
-    key data; float16: its bits, uint16)."""
+    key data; float16 and bfloat16: their bits, uint16)."""
     if is_threefry_key(aval.dtype):
         return tuple(aval.shape) + (2,), "np.uint32"
     if is_half(aval.dtype):

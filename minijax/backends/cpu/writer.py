@@ -41,7 +41,8 @@ from minijax.backends.cpu.helpers import (DECORATOR, decorated, shared_helpers,
                                           request, with_preludes)
 from minijax.backends.cpu.loops import PARALLEL_THRESHOLD, open_loops, opened
 from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_identity
-from minijax.backends.cpu.syntax import cast, data_shape, is_half, kind, literal, np_dtype
+from minijax.backends.cpu.syntax import (cast, data_shape, half_helpers, is_half, kind, literal,
+                                         np_dtype)
 from minijax.jaxpr import Literal, Var
 
 __all__ = ["generate_source", "entry_name", "KernelWriter"]
@@ -93,12 +94,14 @@ class KernelWriter:
         if loop_shape is not None and tuple(a.aval.shape) != tuple(loop_shape):
             idx = ["0" if n == 1 else i for n, i in zip(a.aval.shape, idx)]
         element = f"{self.var(a)}[{', '.join(idx)}]"
-        return f"{self.helper('_h2f')}({element})" if is_half(a.aval.dtype) else element
+        if is_half(a.aval.dtype):
+            return f"{self.helper(half_helpers(a.aval.dtype)[1])}({element})"
+        return element
 
     def store(self, v, idx, value: str) -> None:
-        """``v[idx] = value`` (a float16 is stored as its bits: see ``syntax``)."""
+        """``v[idx] = value`` (a float16 or bfloat16 is stored as its bits: see ``syntax``)."""
         if is_half(v.aval.dtype):
-            value = f"{self.helper('_f2h')}({value})"
+            value = f"{self.helper(half_helpers(v.aval.dtype)[0])}({value})"
         self.emit(f"{self.var(v)}[{', '.join(idx)}] = {value}")
 
     def text(self, eqn) -> str:
@@ -157,10 +160,12 @@ class KernelWriter:
         params = ", ".join(self.var(v) for v in [*jaxpr.constvars, *jaxpr.invars])
         for v in [*jaxpr.constvars, *jaxpr.invars]:  # a float16 scalar arrives as its bits
             if is_half(v.aval.dtype) and not v.aval.shape:
-                self.emit(f"{self.var(v)} = {self.helper('_h2f')}({self.var(v)})")
+                from_bits = self.helper(half_helpers(v.aval.dtype)[1])
+                self.emit(f"{self.var(v)} = {from_bits}({self.var(v)})")
         self.write_steps(self.plan.steps, jaxpr.outvars)
         outs = [self.var(v) if v.aval.shape or not is_half(v.aval.dtype)
-                else f"{self.helper('_f2h')}({self.var(v)})" for v in kernel_plan.kernel_outputs(jaxpr)]
+                else f"{self.helper(half_helpers(v.aval.dtype)[0])}({self.var(v)})"
+                for v in kernel_plan.kernel_outputs(jaxpr)]
         self.emit(f"return ({''.join(o + ', ' for o in outs)})")
         header = f"def {self.fn_name}({params}):"
         return "\n".join([header, *self.lines])
@@ -303,9 +308,10 @@ class KernelWriter:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
         ctx = ScalarContext(eqn, self.helpers, idx, self.read)
         expr = LOWERINGS[eqn.primitive].fn(ctx, *[operand(a) for a in eqn.invars])
-        if is_half(eqn.outvars[0].aval.dtype) and eqn.primitive.kind == "elementwise" and not (
-                eqn.primitive.moves_data and all(is_half(a.aval.dtype) for a in eqn.invars)):
-            return f"{self.helper('_round_f16')}({expr})"  # a float16 result: round it
+        out = eqn.outvars[0].aval.dtype
+        if is_half(out) and eqn.primitive.kind == "elementwise" and not (
+                eqn.primitive.moves_data and all(a.aval.dtype == out for a in eqn.invars)):
+            return f"{self.helper(half_helpers(out)[2])}({expr})"  # a 16-bit result: round it
         return expr
 
 
