@@ -127,6 +127,7 @@ MODULES = {
     "minijax.control_flow.associative": 8,
     "minijax.scipy.incomplete_gamma": 8,
     "minijax.scipy.incomplete_beta": 8,
+    "minijax.lax.special_loops": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.passes": 9,
@@ -172,6 +173,8 @@ MODULES = {
     "minijax.prng": 13,
     "minijax.random": 13,
     "minijax.nn.initializers": 13,
+    "minijax.random_gamma": 13,
+    "minijax.random_distributions": 13,
 }
 
 #: The assembly point: may import any chapter.

@@ -1643,3 +1643,17 @@ def register_host_call_lowerings(*prims) -> None:
     """Chapter 12 calls this with its callback primitives (made after this chapter)."""
     for prim in prims:
         register(prim, _host_callback, "call")
+
+# =============================================================================
+# Primitives lowered as the jaxpr of a Python function (registered by later chapters)
+# =============================================================================
+def _expanded(*_):
+    raise AssertionError("expanded by the planner (passes.register_lower_fun) before lowering")
+
+
+def register_lower_fun_lowering(prim) -> None:
+    """A later chapter's primitive whose lowering is the jaxpr of a Python function
+    (:func:`minijax.backends.plan.passes.register_lower_fun`, JAX's ``mlir.lower_fun``,
+    chapter 13's ``random_gamma``): the planner inlines that jaxpr, so this entry
+    only records, in the table, that the primitive is lowered ("expand")."""
+    register(prim, _expanded, "expand")

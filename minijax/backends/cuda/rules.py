@@ -1204,3 +1204,13 @@ def _inlined(*_):
 
 for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
     register(_prim, _inlined, "inline")
+
+
+# =============================================================================
+# Primitives lowered as the jaxpr of a Python function (registered by later chapters)
+# =============================================================================
+def register_lower_fun_lowering(prim) -> None:
+    """As the CPU's :func:`~minijax.backends.cpu.rules.register_lower_fun_lowering`:
+    the planner inlines the jaxpr of the primitive's function (``random_gamma``),
+    for CUDA as for the CPU."""
+    register(prim, CPU_LOWERINGS[prim].fn, "expand")
