@@ -424,7 +424,9 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
     ys = []
     with set_current_trace(eval_trace):
         for i in (reversed(range(length)) if reverse else range(length)):
-            outs = [np.asarray(o) for o in _run(jaxpr, *consts, *carry, *(x[i] for x in xs))]
+            # x[i, ...]: a 0-d array even for a scan over keys (x[i] of their
+            # structured storage would be a NumPy scalar, np.void)
+            outs = [np.asarray(o) for o in _run(jaxpr, *consts, *carry, *(x[i, ...] for x in xs))]
             carry, y = split_list(outs, [num_carry])
             ys.append(y)
     ys = ys[::-1] if reverse else ys
