@@ -44,7 +44,7 @@ from functools import partial
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import dtypes, lax, prng
 from minijax import numpy as jnp
 from minijax.abstract_arrays import ShapedArray
 from minijax.backends.cpu import rules as _cpu_rules
@@ -148,10 +148,22 @@ def _gamma_abstract_eval(key, a, *, log_space):
 
 
 def _gamma_batching_rule(batched_args, batch_dims, *, log_space):
+    """Both batch axes to the front; an unbatched key is repeated for every example.
+
+    (JAX repeats the key itself with ``broadcast_in_dim``; here its *key data*
+    is broadcast and wrapped again, because the CPU and CUDA kernels fuse
+    ``broadcast_in_dim`` element by element, and a key is two words. Same keys,
+    same samples.)
+    """
     k, a = batched_args
+    bk, ba = batch_dims
     size = batching.batch_size(batched_args, batch_dims)
-    k = batching.bdim_at_front(k, batch_dims[0], size)
-    a = batching.bdim_at_front(a, batch_dims[1], size)
+    if bk is batching.not_mapped:
+        impl = get_aval(k).dtype._impl
+        k = prng.random_wrap(batching.bdim_at_front(prng.random_unwrap(k), bk, size), impl=impl)
+    else:
+        k = batching.bdim_at_front(k, bk, size)
+    a = batching.bdim_at_front(a, ba, size)
     return random_gamma_p.bind(k, a, log_space=log_space), 0
 
 

@@ -1417,9 +1417,9 @@ def _while(w, eqn, *operands):
 
 def _keep_finished(w, pred, old, new) -> str:
     """``where(pred, new, old)``, ``pred`` indexing the leading axes of the carry."""
-    shape = tuple(old.aval.shape)
+    shape, dtype = data_shape(old.aval)  # (a key's data has one more axis, of 2 words)
     name = f"{w.var(old)}_kept"
-    w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(old.aval.dtype)})")
+    w.emit(f"{name} = np.empty({shape}, dtype={dtype})")
     idx = open_loops(w, shape, "i")
     at = ", ".join(idx)
     running = w.read(pred, idx[:len(pred.aval.shape)])
@@ -1446,7 +1446,8 @@ def _scan(w, eqn, *operands):
     w.assign(carry, init, one_type=True)
     for y in ys:
         if w.var(y) != "_":
-            w.emit(f"{w.var(y)} = np.empty({tuple(y.aval.shape)}, dtype={np_dtype(y.aval.dtype)})")
+            shape, dtype = data_shape(y.aval)  # (keys: their key data)
+            w.emit(f"{w.var(y)} = np.empty({shape}, dtype={dtype})")
     it = w.fresh("it")
     steps = f"range({length - 1}, -1, -1)" if p["reverse"] else f"range({length})"
     w.emit(f"for {it} in {steps}:")
