@@ -28,8 +28,8 @@ Its rules, one per table:
   the primitive's lowering, as JAX's ``mlir.lower_fun``: the CPU and CUDA
   planners trace it on the equation's avals and inline it
   (:func:`minijax.backends.plan.passes.register_lower_fun`), so the loop is
-  compiled with the rest of the kernel. The impl runs the same function under
-  ``jit``. (JAX's eager impl maps ``_gamma_one`` with ``lax.map`` and its
+  compiled with the rest of the kernel. The impl runs the same function on
+  the interpreter backend. (JAX's eager impl maps ``_gamma_one`` with ``lax.map`` and its
   lowering with ``vmap``; both compute every sample the same way, so one
   function serves both here.)
 - **abstract eval**: the samples have ``a``'s shape and dtype;
@@ -50,6 +50,7 @@ from minijax.abstract_arrays import ShapedArray
 from minijax.backends.cpu import rules as _cpu_rules
 from minijax.backends.cuda import rules as _cuda_rules
 from minijax.backends.plan import passes as _plan_passes
+from minijax.backends.registry import default_backend_option
 from minijax.control_flow.loops import map as _lax_map
 from minijax.control_flow.loops import while_loop
 from minijax.core import get_aval
@@ -187,7 +188,20 @@ def _gamma_grad(sample, a, *, log_space: bool):
 
 
 random_gamma_p = Primitive("random_gamma")
-impl_rules[random_gamma_p] = jit(_gamma_impl, static_argnames=("log_space",))
+_jitted_gamma_impl = jit(_gamma_impl, static_argnames=("log_space",))
+
+
+def _gamma_impl_interpreted(key, a, *, log_space: bool):
+    """The impl (eager binds, and chapter 06's interpreter backend, which evaluates
+    every equation with its impl): the same function, run by the interpreter. (The
+    worker thread that runs an impl does not see the caller's
+    ``with default_backend_option(...)``: the backend is named here, not left to the
+    default, Numba.)"""
+    with default_backend_option("interpreter"):
+        return _jitted_gamma_impl(key, a, log_space=log_space)
+
+
+impl_rules[random_gamma_p] = _gamma_impl_interpreted
 abstract_eval_rules[random_gamma_p] = _gamma_abstract_eval
 batching.batching_rules[random_gamma_p] = _gamma_batching_rule
 ad.defjvp2(random_gamma_p, None,
