@@ -174,16 +174,23 @@ def test_ball_points_are_inside_and_spread(jit_backend):
 
 
 # --- dtypes, shapes and errors as JAX's ---------------------------------------------------
-@pytest.mark.slow
-def test_dtypes_and_shapes(jit_backend):
-    key = r.key(0)
-    assert r.gamma(key, np.ones((2, 1), np.float32), (3, 2, 4)).shape == (3, 2, 4)
-    assert r.poisson(key, np.ones(3, np.float32)).dtype == np.int32
-    assert r.poisson(key, 2.0, (2,), dtype=np.uint8).dtype == np.uint8
-    assert r.binomial(key, 5.0, 0.5).dtype == np.float32
-    assert r.dirichlet(key, np.ones(4, np.float32), (2, 3)).shape == (2, 3, 4)
-    assert r.ball(key, 4, shape=(2,)).shape == (2, 4)
-    assert r.beta(key, 1.0, np.ones((2, 1), np.float32), (3, 2, 5)).shape == (3, 2, 5)
+def test_dtypes_and_shapes():
+    """(``eval_shape``: traced, not run.)"""
+    def shape_dtype(fn, *args):
+        out = minijax.eval_shape(fn, r.key(0), *args)
+        return out.shape, out.dtype
+    ones = np.ones((2, 1), np.float32)
+    assert shape_dtype(lambda k, a: r.gamma(k, a, (3, 2, 4)), ones) == ((3, 2, 4), np.float32)
+    assert shape_dtype(lambda k: r.loggamma(k, 1.0, dtype=np.float16)) == ((), np.float16)
+    assert shape_dtype(lambda k: r.poisson(k, np.ones(3, np.float32))) == ((3,), np.int32)
+    assert shape_dtype(lambda k: r.poisson(k, 2.0, (2,), dtype=np.uint8)) == ((2,), np.uint8)
+    assert shape_dtype(lambda k: r.binomial(k, 5.0, 0.5)) == ((), np.float32)
+    assert shape_dtype(lambda k: r.dirichlet(k, np.ones(4, np.float32), (2, 3))) == (
+        (2, 3, 4), np.float32)
+    assert shape_dtype(lambda k: r.ball(k, 4, shape=(2,))) == ((2, 4), np.float32)
+    assert shape_dtype(lambda k, b: r.beta(k, 1.0, b, (3, 2, 5)), ones) == ((3, 2, 5), np.float32)
+    assert shape_dtype(lambda k: r.multinomial(k, 5.0, np.ones((2, 3), np.float32) / 3)) == (
+        (2, 3), np.float32)
 
 
 @pytest.mark.numba_fallback  # the CPU kernels do not carry float16 values through loops yet

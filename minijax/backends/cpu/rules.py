@@ -1645,6 +1645,7 @@ def register_host_call_lowerings(*prims) -> None:
     for prim in prims:
         register(prim, _host_callback, "call")
 
+
 # =============================================================================
 # Primitives lowered as the jaxpr of a Python function (registered by later chapters)
 # =============================================================================
