@@ -195,6 +195,8 @@ def test_dtypes_and_shapes():
 
 @pytest.mark.numba_fallback  # the CPU kernels do not carry float16 values through loops yet
 def test_float16_gamma(jit_backend):
+    if jit_backend == "cuda":
+        pytest.skip("the CUDA kernels do not carry float16 values through loops yet")
     got = r.gamma(r.key(0), 1.0, dtype=np.float16)
     assert got.dtype == np.float16
     assert np.asarray(got).view(np.uint16) == 14477  # 0.569 (from JAX 0.10.2), bit for bit
