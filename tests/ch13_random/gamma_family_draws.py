@@ -47,6 +47,14 @@ DRAWS = {
         lambda kk: jax.random.gamma(kk, np.array([1.0, 2.0], F32)))(jax.random.split(k, 3)),
     "vmap_alpha": lambda jax, k: jax.vmap(lambda a: jax.random.gamma(k, a))(
         np.array([0.5, 2.0, 8.0], F32)),
+    "vmap_poisson": lambda jax, k: jax.vmap(lambda kk, lam: jax.random.poisson(kk, lam, (3,)))(
+        jax.random.split(k, 2), np.array([2.0, 30.0], F32)),
+    "vmap_dirichlet": lambda jax, k: jax.vmap(
+        lambda kk: jax.random.dirichlet(kk, np.array([1.0, 2.0, 3.0], F32)))(jax.random.split(k, 2)),
+    "vmap_grad": lambda jax, k: jax.vmap(jax.grad(lambda a: jax.random.gamma(k, a).sum()))(
+        np.array([[0.5, 2.0], [1.0, 4.0]], F32)),
+    "jacfwd_gamma": lambda jax, k: jax.jacfwd(lambda a: jax.random.gamma(k, a))(
+        np.array([0.5, 2.0], F32)),
     "jit_gamma": lambda jax, k: jax.jit(lambda kk, a: jax.random.gamma(kk, a, (2, 2)))(
         k, np.array([1.5, 0.25], F32)),
     "grad_gamma": lambda jax, k: jax.grad(lambda a: jax.random.gamma(k, a).sum())(_GRAD_ALPHAS),
@@ -56,5 +64,3 @@ DRAWS = {
         lambda a: jax.random.beta(k, a, 2.0).sum())(np.array([0.5, 3.0], F32)),
 }
 
-#: draws through integer-valued loops (poisson) or comparisons only: every bit is JAX's
-INTEGER = {"poisson_small", "poisson_large", "poisson_shape", "poisson_zero"}
