@@ -28,10 +28,12 @@ Its rules, one per table:
   the primitive's lowering, as JAX's ``mlir.lower_fun``: the CPU and CUDA
   planners trace it on the equation's avals and inline it
   (:func:`minijax.backends.plan.passes.register_lower_fun`), so the loop is
-  compiled with the rest of the kernel. The impl runs the same function on
-  the interpreter backend. (JAX's eager impl maps ``_gamma_one`` with ``lax.map`` and its
-  lowering with ``vmap``; both compute every sample the same way, so one
-  function serves both here.)
+  compiled with the rest of the kernel. (minijax's targets had only rules
+  written per primitive; a lowering function is what a primitive made of
+  other primitives needs, so chapter 09's planner gained one registry.) The
+  impl runs the same function on the interpreter backend. (JAX's eager impl
+  maps ``_gamma_one`` with ``lax.map`` and its lowering with ``vmap``; both
+  compute every sample the same way, so one function serves both here.)
 - **abstract eval**: the samples have ``a``'s shape and dtype;
 - **batching**: move both batch axes to the front and bind again (the impl
   handles leading key axes: each key is split for the ``a`` values under it);
