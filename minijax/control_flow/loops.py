@@ -76,6 +76,11 @@ def _aval_str(aval) -> str:
 # =============================================================================
 # while_loop
 # =============================================================================
+def _as_array(x):
+    """``jnp.asarray(x)``; a PRNG key (an extended dtype, chapter 13) is already one."""
+    return x if getattr(getattr(x, "dtype", None), "extended", False) else jnp.asarray(x)
+
+
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """``val = init_val; while cond_fun(val): val = body_fun(val); return val``.
 
@@ -89,9 +94,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
     if disable_jit.value:  # debugging: a plain Python loop, unless values are not concrete
         try:
-            val = tree_map(jnp.asarray, init_val)
+            val = tree_map(_as_array, init_val)
             while cond_fun(val):
-                val = tree_map(jnp.asarray, body_fun(val))
+                val = tree_map(_as_array, body_fun(val))
             return val
         except ConcretizationTypeError:
             pass

@@ -235,3 +235,13 @@ def test_float16_gamma(jit_backend):
 def test_errors_as_jax(call, error, message):
     with pytest.raises(error, match=message):
         call(r.key(0))
+
+
+def test_under_disable_jit():
+    """Python loops instead of compiled ones (keys in the carries): the same samples."""
+    with minijax.disable_jit():
+        counts = r.poisson(r.key(0), np.array([0.5, 2.0, 5.0, 9.0], np.float32))
+        samples = r.gamma(r.key(0), np.array([0.5, 1.0, 2.0, 5.0], np.float32))
+    np.testing.assert_array_equal(counts, _expected("key0", "poisson_small"))
+    # from JAX 0.10.2
+    np.testing.assert_allclose(samples, [0.8845648, 0.7262849, 1.1290071, 8.08006], rtol=1e-6)
