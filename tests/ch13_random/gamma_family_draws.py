@@ -52,8 +52,6 @@ DRAWS = {
     "vmap_dirichlet": lambda jax, k: jax.vmap(
         lambda kk: jax.random.dirichlet(kk, np.array([1.0, 2.0, 3.0], F32)))(
             jax.random.split(k, 2)),
-    "vmap_grad": lambda jax, k: jax.vmap(jax.grad(lambda a: jax.random.gamma(k, a).sum()))(
-        np.array([[0.5, 2.0], [1.0, 4.0]], F32)),
     "jacfwd_gamma": lambda jax, k: jax.jacfwd(lambda a: jax.random.gamma(k, a))(
         np.array([0.5, 2.0], F32)),
     "jit_gamma": lambda jax, k: jax.jit(lambda kk, a: jax.random.gamma(kk, a, (2, 2)))(
