@@ -209,7 +209,8 @@ def _is_literalable(x) -> bool:
         return False
     if isinstance(x, (bool, int, float, complex)):
         return True
-    if getattr(x.dtype, "extended", False) or getattr(x.dtype, "names", None):
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "extended", False) or getattr(dtype, "names", None):
         return False  # a key (or a key's structured storage)
     return isinstance(x, np.generic) or (isinstance(x, (np.ndarray, Array)) and x.shape == ())
 
