@@ -39,6 +39,7 @@ import minijax.scipy.incomplete_gamma  # noqa: F401,E402  (ch08: gammainc, gamma
 import minijax.scipy.incomplete_beta  # noqa: F401,E402  (ch08: betainc)
 import minijax.numpy.ufunc_objects  # noqa: F401,E402  (ch08: jnp.add.reduce, jnp.ufunc, ...)
 import minijax.numpy.branching  # noqa: F401,E402  (ch08: jnp.piecewise)
+import minijax.lax.special_loops  # noqa: F401,E402  (ch08: lax.random_gamma_grad)
 import minijax.backends.cpu  # noqa: F401,E402  (ch09: registers the "cpu" backend)
 import minijax.backends.cuda  # noqa: F401,E402  (ch10: the "cuda" backend, with the cuda extra)
 import minijax.runtime  # noqa: F401,E402  (ch11: dispatch returns futures)

@@ -139,6 +139,7 @@ MODULES = {
     "minijax.scipy.incomplete_beta": 8,
     "minijax.numpy.ufunc_objects": 8,
     "minijax.numpy.branching": 8,
+    "minijax.lax.special_loops": 8,
     # chapter 09: the kernel plan (every target's), and the CPU target
     "minijax.backends.plan": 9,
     "minijax.backends.plan.windows": 9,
@@ -197,6 +198,8 @@ MODULES = {
     "minijax.closure_convert": 7,
     "minijax.test_util": 7,
     "minijax.ad_checkpoint": 7,
+    "minijax.random_gamma": 13,
+    "minijax.random_distributions": 13,
 }
 
 #: The assembly point: may import any chapter.

@@ -845,3 +845,11 @@ def _orthogonal(key, n, m, shape, dtype):
     q, r_ = jnp.linalg.qr(z)
     x = q * jnp.expand_dims(jnp.sign(jnp.linalg.diagonal(r_)), -2)
     return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+# Gamma and the samplers built on it (chapter 13's minijax.random_gamma and
+# minijax.random_distributions), re-exported here, where JAX has them.
+from minijax.random_distributions import *  # noqa: F401,F403,E402
+from minijax.random_distributions import __all__ as _distributions_all  # noqa: E402
+
+__all__ += _distributions_all

@@ -76,6 +76,11 @@ def _aval_str(aval) -> str:
 # =============================================================================
 # while_loop
 # =============================================================================
+def _as_array(x):
+    """``jnp.asarray(x)``; a PRNG key (an extended dtype, chapter 13) is already one."""
+    return x if getattr(getattr(x, "dtype", None), "extended", False) else jnp.asarray(x)
+
+
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """``val = init_val; while cond_fun(val): val = body_fun(val); return val``.
 
@@ -89,9 +94,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
     if disable_jit.value:  # debugging: a plain Python loop, unless values are not concrete
         try:
-            val = tree_map(jnp.asarray, init_val)
+            val = tree_map(_as_array, init_val)
             while cond_fun(val):
-                val = tree_map(jnp.asarray, body_fun(val))
+                val = tree_map(_as_array, body_fun(val))
             return val
         except ConcretizationTypeError:
             pass
@@ -424,7 +429,9 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
     ys = []
     with set_current_trace(eval_trace):
         for i in (reversed(range(length)) if reverse else range(length)):
-            outs = [np.asarray(o) for o in _run(jaxpr, *consts, *carry, *(x[i] for x in xs))]
+            # x[i, ...]: a 0-d array even for a scan over keys (x[i] of their
+            # structured storage would be a NumPy scalar, np.void)
+            outs = [np.asarray(o) for o in _run(jaxpr, *consts, *carry, *(x[i, ...] for x in xs))]
             carry, y = split_list(outs, [num_carry])
             ys.append(y)
     ys = ys[::-1] if reverse else ys

@@ -208,12 +208,17 @@ def _is_literalable(x) -> bool:
     minijax also inlines 0-d ``Array``s, because its jnp functions turn
     Python scalars into such arrays before binding (JAX keeps them as typed
     NumPy values); JAX makes a closed-over 0-d ``jax.Array`` a constvar.
+    A PRNG key (chapter 13: an extended dtype) is never a literal: it has no
+    literal syntax, and JAX makes a closed-over key a constvar too.
     """
     if isinstance(x, Tracer):
         return False
-    if isinstance(x, (bool, int, float, complex, np.generic)):
+    if isinstance(x, (bool, int, float, complex)):
         return True
-    return isinstance(x, (np.ndarray, Array)) and x.shape == ()
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "extended", False) or getattr(dtype, "names", None):
+        return False  # a key (or a key's structured storage)
+    return isinstance(x, np.generic) or (isinstance(x, (np.ndarray, Array)) and x.shape == ())
 
 
 class JaxprBuilder:

@@ -94,10 +94,16 @@ class CpuTarget(Target):
     def extended_problem(self, dtype, eqns) -> str | None:
         """Threefry keys, as long as only rules marked ``bits`` touch them: the
         kernel holds their key data, a uint32 array with a trailing axis of 2."""
-        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits for e in eqns
-                                          if e.primitive in LOWERINGS):
+        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits or _carries(e)
+                                          for e in eqns if e.primitive in LOWERINGS):
             return None
         return f"dtype {dtype}"
+
+
+def _carries(eqn) -> bool:
+    """Control flow (``cond``, ``while``, ``scan``) only passes values to its bodies and
+    back, keys too (as their key data); the bodies' equations are checked themselves."""
+    return eqn.primitive.kind == "control_flow"
 
 
 TARGET = CpuTarget()

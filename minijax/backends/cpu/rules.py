@@ -1423,9 +1423,9 @@ def _while(w, eqn, *operands):
 
 def _keep_finished(w, pred, old, new) -> str:
     """``where(pred, new, old)``, ``pred`` indexing the leading axes of the carry."""
-    shape = tuple(old.aval.shape)
+    shape, dtype = data_shape(old.aval)  # (a key's data has one more axis, of 2 words)
     name = f"{w.var(old)}_kept"
-    w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(old.aval.dtype)})")
+    w.emit(f"{name} = np.empty({shape}, dtype={dtype})")
     idx = open_loops(w, shape, "i")
     at = ", ".join(idx)
     running = w.read(pred, idx[:len(pred.aval.shape)])
@@ -1452,7 +1452,8 @@ def _scan(w, eqn, *operands):
     w.assign(carry, init, one_type=True)
     for y in ys:
         if w.var(y) != "_":
-            w.emit(f"{w.var(y)} = np.empty({tuple(y.aval.shape)}, dtype={np_dtype(y.aval.dtype)})")
+            shape, dtype = data_shape(y.aval)  # (keys: their key data)
+            w.emit(f"{w.var(y)} = np.empty({shape}, dtype={dtype})")
     it = w.fresh("it")
     steps = f"range({length - 1}, -1, -1)" if p["reverse"] else f"range({length})"
     w.emit(f"for {it} in {steps}:")
@@ -1668,3 +1669,17 @@ def _fft(w, eqn, x):
     keeps the kernel cacheable on disk, and runs exactly the interpreter's code.
     """
     return _host_callback(w, eqn, x)
+
+# =============================================================================
+# Primitives lowered as the jaxpr of a Python function (registered by later chapters)
+# =============================================================================
+def _expanded(*_):
+    raise AssertionError("expanded by the planner (passes.register_lower_fun) before lowering")
+
+
+def register_lower_fun_lowering(prim) -> None:
+    """A later chapter's primitive whose lowering is the jaxpr of a Python function
+    (:func:`minijax.backends.plan.passes.register_lower_fun`, JAX's ``mlir.lower_fun``,
+    chapter 13's ``random_gamma``): the planner inlines that jaxpr, so this entry
+    only records, in the table, that the primitive is lowered ("expand")."""
+    register(prim, _expanded, "expand")

@@ -127,7 +127,8 @@ class KernelWriter:
             name = self.var(v)
             if name == "_" or name == e:
                 continue
-            typed = not one_type or v.aval.shape or e.startswith(np_dtype(v.aval.dtype) + "(")
+            typed = (not one_type or data_shape(v.aval)[0]  # arrays (a key is its data)
+                     or e.startswith(np_dtype(v.aval.dtype) + "("))
             pairs.append((name, e if typed else cast(v.aval.dtype, e)))
         if pairs:
             self.emit(", ".join(n for n, _ in pairs) + " = " + ", ".join(e for _, e in pairs))

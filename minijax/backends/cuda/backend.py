@@ -67,8 +67,9 @@ class CudaTarget(Target):
     def extended_problem(self, dtype, eqns) -> str | None:
         """Threefry keys, as long as only rules marked ``bits`` touch them (the
         kernels hold their key data), as on the CPU."""
-        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits for e in eqns
-                                          if e.primitive in LOWERINGS):
+        if is_threefry_key(dtype) and all(LOWERINGS[e.primitive].bits
+                                          or e.primitive.kind == "control_flow"  # carries
+                                          for e in eqns if e.primitive in LOWERINGS):
             return None
         return f"dtype {dtype}"
 

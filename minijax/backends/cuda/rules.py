@@ -1215,3 +1215,10 @@ for _prim in (jit_p, remat_p, name_p, custom_jvp_call_p, custom_vjp_call_p):
 # runs ``fft``'s impl rule (NumPy's pocketfft, as the CPU target does) and copies the
 # result to the device, as it does for chapter 12's callbacks (form "host").
 register(lax.fft_p, _host_call, "host", complex=True)
+# Primitives lowered as the jaxpr of a Python function (registered by later chapters)
+# =============================================================================
+def register_lower_fun_lowering(prim) -> None:
+    """As the CPU's :func:`~minijax.backends.cpu.rules.register_lower_fun_lowering`:
+    the planner inlines the jaxpr of the primitive's function (``random_gamma``),
+    for CUDA as for the CPU."""
+    register(prim, CPU_LOWERINGS[prim].fn, "expand")

@@ -30,6 +30,7 @@ from collections import Counter
 
 import numpy as np
 
+from minijax.interpreters.partial_eval import trace_to_jaxpr_dynamic
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from minijax.lax.shapes import reshape_p, transpose_p
 from minijax.primitives import impl_rules
@@ -37,7 +38,8 @@ from minijax.primitives import impl_rules
 __all__ = ["prepare", "inline_calls", "hoist_consts", "dead_code_elimination",
            "fold_transposed_products", "fold_transposed_operands", "fold_constants",
            "compose_broadcasts", "split_transposing_reshapes", "map_subjaxprs",
-           "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call"]
+           "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call",
+           "LOWER_FUNS", "register_lower_fun", "lower_fun_body"]
 
 
 def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
@@ -49,13 +51,17 @@ def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def is_inline_call(primitive) -> bool:
-    """A call whose body a compiler inlines (its kind, stated where it is made, is ``"call"``)."""
-    return primitive.kind == "call"
+    """A call whose body a compiler inlines (its kind, stated where it is made, is
+    ``"call"``), or a primitive lowered as the jaxpr of a Python function
+    (:func:`register_lower_fun`)."""
+    return primitive.kind == "call" or primitive in LOWER_FUNS
 
 
 def _call_body(eqn) -> ClosedJaxpr | None:
     """The jaxpr an inlined call runs (``None`` for ``name``, an identity)."""
     params = eqn.params
+    if eqn.primitive in LOWER_FUNS:
+        return lower_fun_body(eqn)
     if eqn.primitive.name == "name":
         return None
     if "call_jaxpr" in params:  # custom_jvp_call / custom_vjp_call
@@ -366,3 +372,32 @@ def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
                 eqn = eqn.replace(invars=invars)
         eqns.append(eqn)
     return _rewrite_bodies(closed_jaxpr, compose_broadcasts, eqns)
+
+
+# =============================================================================
+# Primitives lowered as the jaxpr of a Python function (JAX's ``mlir.lower_fun``)
+# =============================================================================
+#: primitive -> ``fn(*operands, **params)``: the function whose jaxpr *is* the
+#: primitive's lowering, for every target. A primitive whose computation is a
+#: program of other primitives (``random_gamma``: a rejection-sampling loop)
+#: registers here instead of writing a rule per target; :func:`inline_calls`
+#: traces ``fn`` on the equation's avals and inlines the result, as for a ``jit``.
+LOWER_FUNS: dict = {}
+
+
+def register_lower_fun(primitive, fn) -> None:
+    """Lower ``primitive`` as the jaxpr of ``fn`` (one function, never replaced)."""
+    if primitive in LOWER_FUNS:
+        raise ValueError(f"{primitive} already has a lowering function")
+    LOWER_FUNS[primitive] = fn
+
+
+def lower_fun_body(eqn) -> ClosedJaxpr:
+    """The jaxpr of ``eqn``'s lowering function, traced on ``eqn``'s operand avals."""
+    fn, multiple = LOWER_FUNS[eqn.primitive], eqn.primitive.multiple_results
+
+    def flat(*operands):
+        out = fn(*operands, **eqn.params)
+        return list(out) if multiple else [out]
+    jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [a.aval for a in eqn.invars])
+    return ClosedJaxpr(jaxpr, list(consts))
