@@ -34,6 +34,7 @@ demo: $(VENV)/.installed-base
 CUDA_SIM_SUITE := tests/ch10_cuda tests/ch00_arrays/test_jnp_edge_cases.py \
 	tests/ch00_arrays/test_convolution.py tests/ch00_arrays/test_reduce_window.py \
 	tests/ch00_arrays/test_fft.py tests/ch08_control_flow/test_reduce_window_generic.py \
+	tests/ch00_arrays/test_compiler_hints.py \
 	tests/ch00_arrays/test_jnp_extras.py tests/ch05_jaxpr/test_ir.py \
 	tests/ch06_jit/test_jit_api.py tests/ch06_jit/test_jit_caching.py \
 	tests/ch06_jit/test_jit_errors.py tests/ch06_jit/test_jit_jnp_functions.py \

@@ -49,6 +49,7 @@ MODULES = {
     "minijax.lax.linalg": 0,
     "minijax.lax.convolution": 0,
     "minijax.lax.windowed": 0,
+    "minijax.lax.compiler_hints": 0,
     "minijax.lax.fft": 0,
     "minijax.numpy": 0,
     "minijax.numpy.util": 0,

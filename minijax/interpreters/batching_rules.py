@@ -396,6 +396,10 @@ for _p in (lax.reduce_window_sum_p, lax.reduce_window_max_p, lax.reduce_window_m
 for _p in (lax.select_and_gather_add_p, lax.select_and_scatter_add_p):
     batching_rules[_p] = _select_window_rule(_p)
 
+# optimization_barrier: the identity, each value keeps its batch axis
+batching_rules[lax.optimization_barrier_p] = \
+    lambda args, dims: (lax.optimization_barrier_p.bind(*args), list(dims))
+
 
 # =============================================================================
 # Sorting

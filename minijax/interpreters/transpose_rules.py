@@ -545,6 +545,7 @@ def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, windo
 
 
 deflinear2(lax.reduce_window_sum_p, _reduce_window_sum_transpose)
+deflinear2(lax.optimization_barrier_p, lambda cts, *xs: list(cts))
 deflinear2(lax.select_and_gather_add_p, _select_and_gather_add_transpose)
 deflinear2(lax.select_and_scatter_add_p, _select_and_scatter_add_transpose)
 

@@ -12,6 +12,7 @@ from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.slicing import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.windowed import *  # noqa: F401,F403
+from minijax.lax.compiler_hints import *  # noqa: F401,F403
 from minijax.lax import linalg  # noqa: F401  (a submodule: ``lax.linalg.cholesky``)
 from minijax.lax.fft import FftType, fft, fft_p  # noqa: F401  (``lax.fft`` is the function)
 
@@ -22,7 +23,7 @@ def _export_primitives():
     from minijax.primitives import Primitive
     # (by module path: the wrappers ``lax.dot`` and ``lax.slice`` shadow their modules)
     for name in ("elementwise", "shapes", "reductions", "dot", "sorting", "slicing",
-                 "convolution", "windowed"):
+                 "convolution", "windowed", "compiler_hints"):
         module = importlib.import_module(f"minijax.lax.{name}")
         for attr, value in vars(module).items():
             if attr.endswith("_p") and isinstance(value, Primitive):

@@ -23,7 +23,7 @@ from minijax.abstract_arrays import get_aval
 from minijax.lax.base import canonicalize_axis
 from minijax.lax.shapes import multiple_results_primitive
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["approx_max_k", "approx_min_k", "sort", "sort_key_val", "top_k"]
 
 
 # --- sort -------------------------------------------------------------------------------
@@ -146,3 +146,30 @@ def top_k(operand, k: int, *, axis: int = -1):
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = canonicalize_axis(axis, get_aval(operand).ndim)
     return top_k_p.bind(operand, k=operator.index(k), axis=axis)
+
+
+def _approx_k(operand, k, reduction_dimension, is_max):
+    ndim = get_aval(operand).ndim
+    axis = canonicalize_axis(reduction_dimension, ndim)
+    if not is_max:
+        from minijax.lax.elementwise import neg
+        values, indices = top_k(neg(operand), k, axis=axis)
+        return [neg(values), indices]
+    return top_k(operand, k, axis=axis)
+
+
+def approx_max_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+    """The ``k`` largest entries along ``reduction_dimension`` and their indices.
+
+    An approximation on TPUs; on the CPU (and here, on every target) XLA computes
+    the exact top-k, so ``recall_target`` and the size override change nothing.
+    Returns ``[values, indices]``."""
+    return _approx_k(operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
+    """The ``k`` smallest entries along ``reduction_dimension`` and their indices
+    (exact, as :func:`approx_max_k`). Returns ``[values, indices]``."""
+    return _approx_k(operand, k, reduction_dimension, False)

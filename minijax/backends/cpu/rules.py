@@ -1683,3 +1683,6 @@ def register_lower_fun_lowering(prim) -> None:
     chapter 13's ``random_gamma``): the planner inlines that jaxpr, so this entry
     only records, in the table, that the primitive is lowered ("expand")."""
     register(prim, _expanded, "expand")
+
+
+register_lower_fun_lowering(lax.optimization_barrier_p)  # the identity (see plan.passes)

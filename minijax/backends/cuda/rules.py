@@ -1222,3 +1222,6 @@ def register_lower_fun_lowering(prim) -> None:
     the planner inlines the jaxpr of the primitive's function (``random_gamma``),
     for CUDA as for the CPU."""
     register(prim, CPU_LOWERINGS[prim].fn, "expand")
+
+
+register_lower_fun_lowering(lax.optimization_barrier_p)  # the identity (see plan.passes)

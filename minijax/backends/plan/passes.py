@@ -32,6 +32,7 @@ import numpy as np
 
 from minijax.interpreters.partial_eval import trace_to_jaxpr_dynamic
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from minijax.lax.compiler_hints import optimization_barrier_p
 from minijax.lax.shapes import reshape_p, transpose_p
 from minijax.primitives import impl_rules
 
@@ -401,3 +402,8 @@ def lower_fun_body(eqn) -> ClosedJaxpr:
         return list(out) if multiple else [out]
     jaxpr, _, consts = trace_to_jaxpr_dynamic(flat, [a.aval for a in eqn.invars])
     return ClosedJaxpr(jaxpr, list(consts))
+
+
+# ``optimization_barrier`` (chapter 00) is the identity: no target reorders work
+# across equations, so it lowers to nothing at all.
+register_lower_fun(optimization_barrier_p, lambda *xs: list(xs))
