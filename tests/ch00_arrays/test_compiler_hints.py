@@ -12,7 +12,8 @@ def test_optimization_barrier_is_the_identity(jit_backend):
     def f(x):  # JAX's docstring example
         return lax.optimization_barrier(lax.sin(x)) + lax.sin(x)
     assert repr(jax.jit(f)(0.)) == "Array(0., dtype=float32, weak_type=True)"
-    assert float(jax.jit(f)(1.)) == np.float32(1.6829419)  # from JAX 0.10.2
+    # from JAX 0.10.2 (a GPU's sin may differ in the last bit)
+    np.testing.assert_allclose(float(jax.jit(f)(1.)), 1.6829419, rtol=1e-6)
     grad = jax.grad(lambda x: jnp.sum(jnp.stack(lax.optimization_barrier((x * x, jnp.sin(x))))))
     np.testing.assert_allclose(float(jax.jit(grad)(2.)), 3.5838532, rtol=1e-6)  # from JAX
     np.testing.assert_array_equal(

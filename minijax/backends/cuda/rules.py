@@ -560,7 +560,7 @@ def _scan(w, eqn) -> None:
     w.driver_depth += 1
     x_views = []
     for x in xs:
-        row = tuple(x.aval.shape[1:]) or (1,)
+        row = tuple(data_shape(x.aval)[0][1:]) or (1,)  # (a key's row keeps its words)
         x_views.append(f"{w.var(x)}[{turn}:{turn} + 1].reshape({row})")
     body_in = body.jaxpr.invars
     w.bind(body_in[:nc + ncarry], [*consts, *carry])
@@ -570,7 +570,7 @@ def _scan(w, eqn) -> None:
     w.bind(carry, outs[:ncarry])
     for y, out in zip(ys, outs[ncarry:]):
         if not isinstance(y, DropVar):
-            size = max(1, int(np.prod(y.aval.shape[1:], dtype=np.int64)))
+            size = max(1, int(np.prod(data_shape(y.aval)[0][1:], dtype=np.int64)))
             w.drive(f"{w.var(y)}[{turn}:{turn} + 1].reshape(({size},)).copy_to_device("
                     f"{w.driver_atom(out)}.reshape(({size},)), stream=stream)")
     w.driver_depth -= 1
