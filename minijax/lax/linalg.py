@@ -12,8 +12,10 @@ the last two axes of its operands and batched over any leading axes:
 * ``svd(a)``: ``a = U @ diag(s) @ V^H``.
 
 The impls call NumPy/SciPy (LAPACK underneath, as XLA on CPU) one matrix at a
-time where NumPy cannot batch; ``lu`` is written out below, because its
-``pivots`` output is a LAPACK detail NumPy does not return. As in JAX, a
+time where NumPy cannot batch. ``triangular_solve`` and ``lu`` call the very
+BLAS/LAPACK routines XLA's CPU backend calls (``?trsm``, ``?getrf``), so that
+float32 results agree with JAX's to the last digit; ``lu`` is also written
+out below (for the dtypes LAPACK lacks), to show what ``?getrf`` does. As in JAX, a
 failed factorization (``cholesky`` of a matrix that is not positive definite)
 gives NaNs rather than an exception.
 """
@@ -149,9 +151,32 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
     def solve(a1, b1):
         return scipy.linalg.solve_triangular(a1, b1, trans=trans, lower=lower,
                                              unit_diagonal=unit_diagonal, check_finite=False)
+    if b.dtype in _BLAS_TYPES and a.dtype == b.dtype:
+        solve = _trsm_solver(b.dtype, trans, lower, unit_diagonal)
     with np.errstate(all="ignore"):
         x = _per_matrix(solve, a, b).astype(b.dtype)
     return x if left_side else np.swapaxes(x, -1, -2)
+
+
+#: The dtypes BLAS and LAPACK have routines for (``s``, ``d``, ``c``, ``z``).
+_BLAS_TYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def _trsm_solver(dtype, trans, lower, unit_diagonal):
+    """A solve of one matrix by BLAS ``?trsm``, the routine XLA's CPU backend calls.
+
+    ``scipy.linalg.solve_triangular`` goes through LAPACK ``?trtrs`` instead,
+    which divides by each diagonal entry where ``?trsm`` (as OpenBLAS writes
+    it) multiplies by its reciprocal: the two differ in the last digit of a
+    float32, and JAX prints the ``?trsm`` one.
+    """
+    trsm = scipy.linalg.get_blas_funcs("trsm", dtype=dtype)
+    trans_a = {0: 0, 1: 1, 2: 2}[trans]
+
+    def solve(a1, b1):
+        return trsm(1.0, a1, b1, side=0, lower=int(lower), trans_a=trans_a,
+                    diag=int(unit_diagonal))
+    return solve
 
 
 triangular_solve_p = standard_primitive(
@@ -199,6 +224,8 @@ def _lu_impl(x):
     swap its row up, store the multipliers below the diagonal (that is ``L``)
     and subtract from the rows below (what is left on and above is ``U``).
     """
+    if np.asarray(x).dtype in _BLAS_TYPES:
+        return _lu_by_getrf(np.asarray(x))
     a = np.array(x, copy=True)
     *batch, m, n = a.shape
     k = min(m, n)
@@ -213,6 +240,25 @@ def _lu_impl(x):
         a[..., j + 1:, j] = np.where(pivot == 0, a[..., j + 1:, j], a[..., j + 1:, j] / safe)
         a[..., j + 1:, j + 1:] -= a[..., j + 1:, j, None] * a[..., j, None, j + 1:]
     return [a, pivots, perm]
+
+
+def _lu_by_getrf(x):
+    """The same factorization by LAPACK ``?getrf``, one matrix at a time, as XLA on
+    CPU: it scales the column below a pivot by the pivot's reciprocal (the loop
+    above divides), so this is the one whose last digits match JAX's."""
+    getrf = scipy.linalg.get_lapack_funcs("getrf", dtype=x.dtype)
+    *batch, m, n = x.shape
+    k = min(m, n)
+    lu_ = np.empty_like(x)
+    pivots = np.zeros((*batch, k), np.int32)
+    for idx in np.ndindex(*batch):
+        if m == 0 or n == 0:
+            continue
+        lu_[idx], piv, _ = getrf(x[idx])
+        pivots[idx] = piv[:k]
+    if m == 0 or n == 0:
+        lu_ = x.copy()
+    return [lu_, pivots, _pivots_to_permutation_impl(pivots, permutation_size=m)]
 
 
 lu_p = multiple_results_primitive("lu", _lu_abstract_eval, _lu_impl)

@@ -14,9 +14,15 @@ from minijax import lax
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy.linalg import _H  # the conjugate transpose
 from minijax.numpy.util import promote_dtypes_inexact
+from minijax.scipy.special_matrices import (  # noqa: F401  (re-exported)
+    circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard,
+    hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
-           "lu_solve", "qr", "svd", "eigh", "det", "inv", "solve", "block_diag", "expm"]
+           "lu_solve", "qr", "svd", "eigh", "det", "inv", "solve", "block_diag", "expm",
+           "circulant", "companion", "convolution_matrix", "dft", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
+           "invpascal", "leslie", "pascal", "toeplitz"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -134,6 +140,19 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The determinant. As in JAX, 2x2 and 3x3 matrices use the cofactor formula
+    (``a d - b c``: exact for small integers, where the LU route is off in the
+    last digit), larger ones the product of the LU factor's diagonal."""
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    if a.ndim >= 2 and a.shape[-2:] == (2, 2):
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if a.ndim >= 2 and a.shape[-2:] == (3, 3):
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
     return jnp_linalg.det(a)
 
 
