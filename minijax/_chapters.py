@@ -200,6 +200,11 @@ MODULES = {
     "minijax.ad_checkpoint": 7,
     "minijax.random_gamma": 13,
     "minijax.random_distributions": 13,
+    # --- jax.scipy submodules (docstring parity, issue 19) ---
+    "minijax.scipy.special_matrices": 0,
+    "minijax.scipy.signal": 0,
+    "minijax.scipy.integrate": 0,
+    "minijax.scipy.fft": 0,
 }
 
 #: The assembly point: may import any chapter.
