@@ -205,6 +205,7 @@ MODULES = {
     "minijax.scipy.signal": 0,
     "minijax.scipy.integrate": 0,
     "minijax.scipy.fft": 0,
+    "minijax.scipy.stats.descriptive": 0,
 }
 
 #: The assembly point: may import any chapter.

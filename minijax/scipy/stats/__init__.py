@@ -9,3 +9,4 @@ distribution's support a log-density is ``-inf``.
 from minijax.scipy.stats import (bernoulli, beta, cauchy, chi2, dirichlet,  # noqa: F401
                                  expon, gamma, geom, laplace, logistic,
                                  multivariate_normal, norm, poisson, t, uniform)
+from minijax.scipy.stats.descriptive import ModeResult, mode, sem  # noqa: F401,E402
