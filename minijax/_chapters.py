@@ -206,6 +206,8 @@ MODULES = {
     "minijax.scipy.integrate": 0,
     "minijax.scipy.fft": 0,
     "minijax.scipy.stats.descriptive": 0,
+    "minijax.scipy.schur_functions": 0,
+    "minijax.scipy.tridiagonal": 0,
 }
 
 #: The assembly point: may import any chapter.

@@ -32,7 +32,8 @@ from minijax.lax.shapes import multiple_results_primitive
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
            "eigh", "svd", "cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p",
-           "svd_p", "lu_pivots_to_permutation_p"]
+           "svd_p", "lu_pivots_to_permutation_p", "schur", "schur_p", "hessenberg",
+           "hessenberg_p", "householder_product", "householder_product_p"]
 
 
 # --- shared checks ------------------------------------------------------------------------
@@ -399,3 +400,119 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
         return out[0]
     s, u, vh = out
     return u, s, vh
+
+
+# --- schur, hessenberg, householder_product (jax.scipy.linalg's extra factorizations) -----
+# Like JAX, these have no differentiation rule, and the CPU target leaves them to
+# the interpreter; the impls call the LAPACK routines XLA's CPU backend calls
+# (``?gees``, ``?gehrd``, ``?orgqr``/``?ungqr``), one matrix at a time.
+def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_matrix("schur", x, square=True)
+    if not np.issubdtype(x.dtype, np.inexact):
+        raise TypeError(f"schur does not accept dtype {x.dtype}; it needs a floating or "
+                        "complex matrix")
+    out = x.update(weak_type=False)
+    return [out, out] if compute_schur_vectors else [out]
+
+
+def _schur_impl(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    x = np.asarray(x)
+    # ``output="real"`` keeps a real matrix real: 2x2 blocks on T's diagonal hold
+    # each complex-conjugate pair of eigenvalues (LAPACK's standardized form)
+    pairs = _per_matrix(lambda a: np.stack(scipy.linalg.schur(a, output="real")), x)
+    t, z = pairs[..., 0, :, :].astype(x.dtype), pairs[..., 1, :, :].astype(x.dtype)
+    return [t, z] if compute_schur_vectors else [t]
+
+
+schur_p = multiple_results_primitive("schur", _schur_abstract_eval, _schur_impl)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``(T, Q)`` with ``x = Q @ T @ Q^H``, ``Q`` unitary and ``T`` upper
+    triangular (quasi-triangular, with 2x2 blocks, for a real ``x``)."""
+    out = schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                       sort_eig_vals=sort_eig_vals, select_callable=select_callable)
+    return tuple(out) if compute_schur_vectors else out[0]
+
+
+def _hessenberg_abstract_eval(x):
+    _check_matrix("hessenberg", x, square=True)
+    n = x.shape[-1]
+    return [x.update(weak_type=False),
+            ShapedArray(x.shape[:-2] + (max(n - 1, 0),), x.dtype)]
+
+
+def _hessenberg_one(a):
+    """LAPACK ``?gehrd``: ``a`` with the Hessenberg matrix on and above the first
+    subdiagonal and the Householder vectors below it, and their ``taus``."""
+    gehrd = scipy.linalg.get_lapack_funcs("gehrd", dtype=a.dtype)
+    n = a.shape[-1]
+    if n == 0:
+        return a.copy(), np.zeros((0,), a.dtype)
+    packed, tau, _ = gehrd(a, lo=0, hi=n - 1)
+    return packed, tau[:n - 1]
+
+
+def _hessenberg_impl(x):
+    x = np.asarray(x)
+    batch, n = x.shape[:-2], x.shape[-1]
+    packed = np.empty_like(x)
+    taus = np.zeros(batch + (max(n - 1, 0),), x.dtype)
+    for idx in np.ndindex(*batch):
+        packed[idx], taus[idx] = _hessenberg_one(x[idx])
+    return [packed, taus]
+
+
+hessenberg_p = multiple_results_primitive("hessenberg", _hessenberg_abstract_eval,
+                                          _hessenberg_impl)
+
+
+def hessenberg(a):
+    """``(a, taus)``: the upper Hessenberg form on and above ``a``'s first
+    subdiagonal, Householder reflectors below it, their scalar factors in ``taus``."""
+    return tuple(hessenberg_p.bind(a))
+
+
+def _householder_product_shape(a, taus):
+    m, n = a.shape[-2:]
+    if m < n:
+        raise ValueError(f"The first argument to householder_product must have at least as "
+                         f"many rows as columns, got shape {a.shape}")
+    if taus.shape[-1] > min(m, n):
+        raise ValueError("The second argument to householder_product must not have more "
+                         "rows than the minimum of the first argument's rows and columns.")
+    return a.shape
+
+
+def _householder_product_impl(a, taus):
+    """LAPACK ``?orgqr`` (``?ungqr``): ``H_0 H_1 ... H_{k-1}`` times the first ``n``
+    columns of the identity, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` below the
+    diagonal of column ``i`` of ``a`` (a 1 on the diagonal)."""
+    a, taus = np.asarray(a), np.asarray(taus)
+    name = "ungqr" if np.issubdtype(a.dtype, np.complexfloating) else "orgqr"
+    orgqr = scipy.linalg.get_lapack_funcs(name, dtype=a.dtype)
+    out = np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        m, n = a.shape[-2:]
+        if m == 0 or n == 0:
+            continue
+        k = taus.shape[-1]
+        tau = np.zeros(n, a.dtype)
+        tau[:k] = taus[idx]  # reflectors past k are the identity (tau 0)
+        out[idx], _, _ = orgqr(a[idx], tau)
+    return out
+
+
+householder_product_p = standard_primitive(
+    "householder_product", _householder_product_shape, lambda a, taus: a.dtype,
+    _householder_product_impl)
+
+
+def householder_product(a, taus):
+    """The unitary product of the Householder reflectors stored below ``a``'s
+    diagonal (with scalar factors ``taus``): the ``Q`` of ``?geqrf``/``?gehrd``."""
+    return householder_product_p.bind(a, taus)
