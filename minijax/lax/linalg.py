@@ -317,7 +317,17 @@ def _qr_abstract_eval(x, *, full_matrices, pivoting, use_magma):
 
 
 def _qr_impl(x, *, full_matrices, pivoting, use_magma):
-    q, r = np.linalg.qr(np.asarray(x), mode="complete" if full_matrices else "reduced")
+    x = np.asarray(x)
+    if x.dtype in _BLAS_TYPES and x.size:
+        # SciPy's ``?geqrf`` + ``?orgqr`` in the input's precision, as XLA (NumPy's
+        # ``qr`` works in float64 for a float32 matrix: other last digits than JAX's)
+        mode = "full" if full_matrices else "economic"
+        pairs = [scipy.linalg.qr(x[idx], mode=mode, check_finite=False)
+                 for idx in np.ndindex(*x.shape[:-2])]
+        q = np.stack([p[0] for p in pairs]).reshape(x.shape[:-2] + pairs[0][0].shape)
+        r = np.stack([p[1] for p in pairs]).reshape(x.shape[:-2] + pairs[0][1].shape)
+        return [q.astype(x.dtype), r.astype(x.dtype)]
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
