@@ -208,6 +208,9 @@ MODULES = {
     "minijax.scipy.stats.descriptive": 0,
     "minijax.scipy.schur_functions": 0,
     "minijax.scipy.tridiagonal": 0,
+    "minijax.scipy.ndimage": 0,
+    "minijax.scipy.cluster": 0,
+    "minijax.scipy.cluster.vq": 0,
 }
 
 #: The assembly point: may import any chapter.
