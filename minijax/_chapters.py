@@ -211,6 +211,8 @@ MODULES = {
     "minijax.scipy.ndimage": 0,
     "minijax.scipy.cluster": 0,
     "minijax.scipy.cluster.vq": 0,
+    "minijax.scipy.spatial": 0,
+    "minijax.scipy.spatial.transform": 0,
 }
 
 #: The assembly point: may import any chapter.
