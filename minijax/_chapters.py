@@ -213,6 +213,7 @@ MODULES = {
     "minijax.scipy.cluster.vq": 0,
     "minijax.scipy.spatial": 0,
     "minijax.scipy.spatial.transform": 0,
+    "minijax.scipy.spectral": 0,
 }
 
 #: The assembly point: may import any chapter.

@@ -22,7 +22,8 @@ from minijax import lax
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "detrend"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "detrend",
+           "stft", "istft", "csd", "welch"]
 
 _MODES = ["full", "same", "valid"]
 
@@ -175,3 +176,7 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0, overwrite_data=Non
         coef, *_ = jnp_linalg.lstsq(design, data[lo:hi])
         data = data.at[lo:hi].add(-jnp.matmul(design, coef, precision=lax.Precision.HIGHEST))
     return jnp.moveaxis(data.reshape(shape), 0, axis)
+
+
+# the windowed FFTs live in their own module (it reads ``detrend`` from this one)
+from minijax.scipy.spectral import csd, istft, stft, welch  # noqa: E402,F401
