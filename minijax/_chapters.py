@@ -214,6 +214,7 @@ MODULES = {
     "minijax.scipy.spatial": 0,
     "minijax.scipy.spatial.transform": 0,
     "minijax.scipy.spectral": 0,
+    "minijax.scipy.gamma_functions": 0,
 }
 
 #: The assembly point: may import any chapter.

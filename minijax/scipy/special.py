@@ -344,3 +344,11 @@ def erfcx(x):
     positive = _jnp.where(ax < 6.0, direct, asymptotic)
     out = _jnp.where(x >= 0, positive, 2 * _jnp.exp(x * x) - positive)
     return lax.convert_element_type(out, out.dtype)  # strongly typed, as JAX's
+
+
+# --- the Gamma-function family (gamma, beta, comb, poch, ...): its own module -----------
+from minijax.scipy.gamma_functions import (  # noqa: E402,F401
+    beta, boxcox, boxcox1p, comb, factorial, gamma, gammasgn, loggamma, multigammaln, poch)
+
+__all__ += ["beta", "boxcox", "boxcox1p", "comb", "factorial", "gamma", "gammasgn",
+            "loggamma", "multigammaln", "poch"]
