@@ -215,6 +215,17 @@ MODULES = {
     "minijax.scipy.spatial.transform": 0,
     "minijax.scipy.spectral": 0,
     "minijax.scipy.gamma_functions": 0,
+    "minijax.scipy.stats.betabinom": 0,
+    "minijax.scipy.stats.binom": 0,
+    "minijax.scipy.stats.gennorm": 0,
+    "minijax.scipy.stats.gumbel_l": 0,
+    "minijax.scipy.stats.gumbel_r": 0,
+    "minijax.scipy.stats.multinomial": 0,
+    "minijax.scipy.stats.nbinom": 0,
+    "minijax.scipy.stats.pareto": 0,
+    "minijax.scipy.stats.truncnorm": 0,
+    "minijax.scipy.stats.vonmises": 0,
+    "minijax.scipy.stats.wrapcauchy": 0,
 }
 
 #: The assembly point: may import any chapter.

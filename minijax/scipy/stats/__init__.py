@@ -10,3 +10,6 @@ from minijax.scipy.stats import (bernoulli, beta, cauchy, chi2, dirichlet,  # no
                                  expon, gamma, geom, laplace, logistic,
                                  multivariate_normal, norm, poisson, t, uniform)
 from minijax.scipy.stats.descriptive import ModeResult, mode, sem  # noqa: F401,E402
+from minijax.scipy.stats import (betabinom, binom, gennorm, gumbel_l, gumbel_r,  # noqa: F401,E402
+                                 multinomial, nbinom, pareto, truncnorm, vonmises,
+                                 wrapcauchy)
