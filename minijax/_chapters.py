@@ -226,6 +226,7 @@ MODULES = {
     "minijax.scipy.stats.truncnorm": 0,
     "minijax.scipy.stats.vonmises": 0,
     "minijax.scipy.stats.wrapcauchy": 0,
+    "minijax.scipy.stats.rankdata": 0,
 }
 
 #: The assembly point: may import any chapter.

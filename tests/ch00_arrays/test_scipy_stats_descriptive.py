@@ -47,3 +47,19 @@ def test_poisson_entropy():
                                [0.9276376, 1.9314697, 2.912522, 3.9237006], rtol=3e-6)
     assert float(stats.poisson.entropy(0.0)) == 0.0
     assert stats.poisson.entropy(jnp.ones((2, 1)), jnp.zeros(3)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+def test_rankdata_matches_scipy(method):
+    x = np.array([[3, 1, 4, 1, 5, 9, 2, 6], [5, 3, 5, 8, 9, 7, 9, 3]], np.float32)
+    np.testing.assert_array_equal(stats.rankdata(x, method), scipy.stats.rankdata(x, method))
+    for axis in (0, 1):
+        np.testing.assert_array_equal(stats.rankdata(x, method, axis=axis),
+                                      scipy.stats.rankdata(x, method, axis=axis))
+    with_nan = x.copy()
+    with_nan[0, 2] = np.nan
+    got = np.asarray(stats.rankdata(with_nan, method, axis=1))
+    assert np.isnan(got[0]).all() and not np.isnan(got[1]).any()
+    assert stats.rankdata(x, method).dtype == jnp.float32
+    with pytest.raises(ValueError, match="unknown method"):
+        stats.rankdata(x, "median")

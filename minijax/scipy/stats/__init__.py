@@ -13,3 +13,4 @@ from minijax.scipy.stats.descriptive import ModeResult, mode, sem  # noqa: F401,
 from minijax.scipy.stats import (betabinom, binom, gennorm, gumbel_l, gumbel_r,  # noqa: F401,E402
                                  multinomial, nbinom, pareto, truncnorm, vonmises,
                                  wrapcauchy)
+from minijax.scipy.stats.rankdata import rankdata  # noqa: F401,E402
