@@ -227,6 +227,10 @@ MODULES = {
     "minijax.scipy.stats.vonmises": 0,
     "minijax.scipy.stats.wrapcauchy": 0,
     "minijax.scipy.stats.rankdata": 0,
+    "minijax.scipy.optimize": 8,
+    "minijax.scipy.optimize.line_search": 8,
+    "minijax.scipy.optimize.bfgs": 8,
+    "minijax.scipy.optimize.minimize": 8,
 }
 
 #: The assembly point: may import any chapter.
