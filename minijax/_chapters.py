@@ -228,6 +228,7 @@ MODULES = {
     "minijax.scipy.stats.wrapcauchy": 0,
     "minijax.scipy.stats.rankdata": 0,
     "minijax.scipy.optimize": 8,
+    "minijax.scipy.interpolate": 3,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,
