@@ -29,7 +29,7 @@ def test_jax_docstring_example_and_trailing_value_axes():
     interp = RegularGridInterpolator((jnp.array([1, 2, 3]), jnp.array([4, 5, 6])),
                                      jnp.array([[10, 20, 30], [40, 50, 60], [70, 80, 90]]))
     np.testing.assert_allclose(interp(jnp.array([[1.5, 4.5], [2.2, 5.8]])), [30.0, 64.0],
-                               rtol=1e-6)
+                               rtol=1e-6)  # from JAX 0.10.2
     vec_values = rng.normal(size=(4, 5, 3)).astype(np.float32)
     ours = RegularGridInterpolator(GRID, vec_values, fill_value=None)
     theirs = scipy.interpolate.RegularGridInterpolator(GRID, vec_values, bounds_error=False,
