@@ -229,6 +229,7 @@ MODULES = {
     "minijax.scipy.stats.rankdata": 0,
     "minijax.scipy.optimize": 8,
     "minijax.scipy.interpolate": 3,
+    "minijax.scipy.stats.kde": 13,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,
