@@ -66,3 +66,4 @@ from minijax.config import numpy_dtype_promotion  # noqa: F401,E402  (ch00 promo
 import minijax.scipy.optimize  # noqa: F401,E402  (ch08: minimize by BFGS, a while_loop)
 import minijax.scipy.interpolate  # noqa: F401,E402  (ch03: a pytree RegularGridInterpolator)
 import minijax.scipy.stats.kde  # noqa: F401,E402  (ch13: gaussian_kde, which resamples)
+import minijax.scipy.exponential_integrals  # noqa: F401,E402  (ch08: exp1, expi, expn)

@@ -230,6 +230,8 @@ MODULES = {
     "minijax.scipy.optimize": 8,
     "minijax.scipy.interpolate": 3,
     "minijax.scipy.stats.kde": 13,
+    "minijax.scipy.exponential_integrals": 8,
+    "minijax.scipy.spence_bernoulli": 0,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,

@@ -352,3 +352,7 @@ from minijax.scipy.gamma_functions import (  # noqa: E402,F401
 
 __all__ += ["beta", "boxcox", "boxcox1p", "comb", "factorial", "gamma", "gammasgn",
             "loggamma", "multigammaln", "poch"]
+
+from minijax.scipy.spence_bernoulli import bernoulli, spence  # noqa: E402,F401
+
+__all__ += ["bernoulli", "spence"]

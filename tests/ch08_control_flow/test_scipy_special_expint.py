@@ -1,0 +1,49 @@
+"""``exp1``, ``expi``, ``expn`` (chapter 08 loops), ``spence`` and ``bernoulli`` of
+``minijax.scipy.special`` against SciPy."""
+import numpy as np
+import pytest
+import scipy.special as ss
+
+import minijax
+import minijax.numpy as jnp
+from minijax.scipy import special
+
+X = np.array([0.01, 0.3, 0.9, 1.0, 1.5, 3.0, 10.0, 30.0, 80.0], np.float32)
+
+
+def close(got, want, rtol=3e-6):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 12])
+def test_expn_matches_scipy(n):
+    close(special.expn(n, X), ss.expn(n, X.astype(np.float64)))
+
+
+def test_exp1_expi_match_scipy_and_jax_edges():
+    close(special.exp1(X), ss.exp1(X.astype(np.float64)))
+    xs = np.concatenate([X, -X, [45.0, 60.0]]).astype(np.float32)
+    close(special.expi(xs), ss.expi(xs.astype(np.float64)))
+    # from JAX 0.10.2: the values at and beyond the edges of the domains
+    got = np.asarray(special.exp1(jnp.array([0.0, -1.0])))
+    assert got[0] == np.inf and np.isnan(got[1])
+    assert np.isnan(float(special.expi(0.0)))
+    got = np.asarray(special.expn(jnp.array([1, 3, 2]), jnp.array([0.0, 0.0, -1.0])))
+    assert got[0] == np.inf and got[1] == 0.5 and np.isnan(got[2])
+
+
+def test_exponential_integral_gradients():
+    g = minijax.grad(special.expi)(2.0)
+    close(g, np.exp(2.0) / 2.0, rtol=1e-5)  # Ei'(x) = exp(x) / x
+    g = minijax.grad(lambda x: special.expn(3, x))(0.7)
+    close(g, -ss.expn(2, 0.7), rtol=1e-5)  # E_n' = -E_{n-1}
+
+
+def test_spence_and_bernoulli():
+    x = np.array([0.0, 0.1, 0.3, 0.7, 1.0, 1.3, 1.7, 2.5, 10.0], np.float32)
+    close(special.spence(x), ss.spence(x.astype(np.float64)), rtol=2e-6)
+    assert np.isnan(float(special.spence(-1.0)))
+    close(special.bernoulli(12), ss.bernoulli(12), rtol=1e-5)
+    assert special.bernoulli(1).shape == (2,)
+    with pytest.raises(ValueError, match="non-negative"):
+        special.bernoulli(-1)
