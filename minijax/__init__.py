@@ -67,3 +67,4 @@ import minijax.scipy.optimize  # noqa: F401,E402  (ch08: minimize by BFGS, a whi
 import minijax.scipy.interpolate  # noqa: F401,E402  (ch03: a pytree RegularGridInterpolator)
 import minijax.scipy.stats.kde  # noqa: F401,E402  (ch13: gaussian_kde, which resamples)
 import minijax.scipy.exponential_integrals  # noqa: F401,E402  (ch08: exp1, expi, expn)
+import minijax.scipy.bessel_jn  # noqa: F401,E402  (ch08: bessel_jn, a scan)
