@@ -233,6 +233,7 @@ MODULES = {
     "minijax.scipy.exponential_integrals": 8,
     "minijax.scipy.spence_bernoulli": 0,
     "minijax.scipy.bessel_jn": 8,
+    "minijax.scipy.hyp1f1": 8,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,

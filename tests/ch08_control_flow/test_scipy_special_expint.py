@@ -60,3 +60,24 @@ def test_bessel_jn_matches_scipy_and_jax():
     assert np.isnan(small).all()
     np.testing.assert_allclose(special.bessel_jn(jnp.array([0.5, 2.0]), v=1, n_iter=20),
                                ss.jv(np.arange(2)[:, None], [0.5, 2.0]), atol=2e-6)
+
+
+def test_hyp1f1_matches_scipy_and_jax():
+    a = np.array([0.5, 1.0, 2.5, -1.5, 3.0], np.float32)
+    b = np.array([1.5, 2.0, 1.0, 2.5, 3.0], np.float32)
+    x = np.array([0.3, -2.0, 5.0, 1.0, 2.0], np.float32)
+    close(special.hyp1f1(a, b, x), ss.hyp1f1(a, b, x), rtol=2e-6)
+    close(special.hyp1f1(1.5, 2.5, 60.0), ss.hyp1f1(1.5, 2.5, 60.0), rtol=1e-5)  # asymptotic
+    # from JAX 0.10.2: the special cases, and JAX's values where SciPy's differ
+    got = np.asarray(special.hyp1f1(jnp.array([0.0, 2.0, 1.5, 1.5]),
+                                    jnp.array([1.0, 0.0, 2.5, 2.5]),
+                                    jnp.array([3.0, 1.0, 150.0, -20.0])))
+    assert got[0] == 1.0 and got[1] == np.inf and got[2] == np.inf
+    close(got[3], np.float32(0.20356400), rtol=1e-6)
+    grads = minijax.grad(special.hyp1f1, argnums=(0, 1, 2))(1.5, 2.5, 0.7)
+    eps = 1e-3
+    for i, g in enumerate(grads):
+        hi, lo = [1.5, 2.5, 0.7], [1.5, 2.5, 0.7]
+        hi[i] += eps
+        lo[i] -= eps
+        close(g, (ss.hyp1f1(*hi) - ss.hyp1f1(*lo)) / (2 * eps), rtol=1e-4)
