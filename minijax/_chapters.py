@@ -234,6 +234,7 @@ MODULES = {
     "minijax.scipy.spence_bernoulli": 0,
     "minijax.scipy.bessel_jn": 8,
     "minijax.scipy.hyp1f1": 8,
+    "minijax.scipy.owens_t_wofz": 7,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,

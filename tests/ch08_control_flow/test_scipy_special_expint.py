@@ -81,3 +81,19 @@ def test_hyp1f1_matches_scipy_and_jax():
         hi[i] += eps
         lo[i] -= eps
         close(g, (ss.hyp1f1(*hi) - ss.hyp1f1(*lo)) / (2 * eps), rtol=1e-4)
+
+
+def test_owens_t_and_wofz_match_scipy_with_exact_derivatives():
+    h = np.array([0.0, 0.3, 1.0, 2.5, -1.0, 0.7, 0.2], np.float32)
+    a = np.array([0.5, 1.0, 2.0, -3.0, 0.8, 0.0, 5.0], np.float32)
+    np.testing.assert_allclose(special.owens_t(h, a), ss.owens_t(h, a), atol=2e-7)
+    dh, da = minijax.grad(special.owens_t, argnums=(0, 1))(0.6, 1.7)
+    eps = 1e-4
+    close(dh, (ss.owens_t(0.6 + eps, 1.7) - ss.owens_t(0.6 - eps, 1.7)) / (2 * eps), rtol=1e-4)
+    close(da, (ss.owens_t(0.6, 1.7 + eps) - ss.owens_t(0.6, 1.7 - eps)) / (2 * eps), rtol=1e-4)
+    z = np.array([0.5 + 0.2j, -1 + 2j, 3 - 1j, -0.5 - 0.5j, 10j, 2.0], np.complex64)
+    close(special.wofz(z), ss.wofz(z.astype(np.complex128)), rtol=5e-7)
+    assert special.wofz(1.0).dtype == jnp.complex64
+    _, tangent = minijax.jvp(special.wofz, (jnp.complex64(0.3 + 0.4j),), (jnp.complex64(1.0),))
+    w = ss.wofz(0.3 + 0.4j)
+    close(tangent, -2 * (0.3 + 0.4j) * w + 2j / np.sqrt(np.pi), rtol=1e-5)
