@@ -70,3 +70,4 @@ import minijax.scipy.exponential_integrals  # noqa: F401,E402  (ch08: exp1, expi
 import minijax.scipy.bessel_jn  # noqa: F401,E402  (ch08: bessel_jn, a scan)
 import minijax.scipy.hyp1f1  # noqa: F401,E402  (ch08: hyp1f1, while_loops with a custom_jvp)
 import minijax.scipy.owens_t_wofz  # noqa: F401,E402  (ch07: owens_t, wofz, with custom_jvp)
+import minijax.scipy.oscillatory_integrals  # noqa: F401,E402  (ch08: dawsn, fresnel, sici)

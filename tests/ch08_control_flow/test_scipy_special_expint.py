@@ -97,3 +97,26 @@ def test_owens_t_and_wofz_match_scipy_with_exact_derivatives():
     _, tangent = minijax.jvp(special.wofz, (jnp.complex64(0.3 + 0.4j),), (jnp.complex64(1.0),))
     w = ss.wofz(0.3 + 0.4j)
     close(tangent, -2 * (0.3 + 0.4j) * w + 2j / np.sqrt(np.pi), rtol=1e-5)
+
+
+OSC_X = np.array([-2.0, -0.5, 1e-4, 0.1, 0.19, 0.21, 0.99, 1.01, 1.99, 2.01, 3.0, 10.0, 40.0],
+                 np.float32)
+
+
+def test_dawsn_fresnel_sici_match_scipy():
+    xd = OSC_X.astype(np.float64)
+    close(special.dawsn(OSC_X), ss.dawsn(xd), rtol=1e-6)
+    s, c = special.fresnel(OSC_X)
+    want_s, want_c = ss.fresnel(xd)
+    close(s, want_s, rtol=1.5e-6)
+    close(c, want_c, rtol=1.5e-6)
+    si, ci = special.sici(OSC_X)
+    want_si, want_ci = ss.sici(xd)
+    close(si, want_si, rtol=1e-6)
+    close(ci, want_ci, rtol=2e-6)
+    si0, ci0 = special.sici(0.0)  # from JAX 0.10.2: (0, -inf)
+    assert float(si0) == 0.0 and float(ci0) == -np.inf
+    g = minijax.grad(lambda x: special.sici(x)[0])(3.0)
+    close(g, np.sin(3.0) / 3.0, rtol=1e-5)  # Si'(x) = sin(x) / x
+    g = minijax.grad(special.dawsn)(1.3)
+    close(g, 1 - 2 * 1.3 * ss.dawsn(1.3), rtol=1e-5)  # D' = 1 - 2 x D
