@@ -236,6 +236,8 @@ MODULES = {
     "minijax.scipy.hyp1f1": 8,
     "minijax.scipy.owens_t_wofz": 7,
     "minijax.scipy.oscillatory_integrals": 8,
+    "minijax.scipy.sparse": 8,
+    "minijax.scipy.sparse.linalg": 8,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,
