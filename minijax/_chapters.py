@@ -232,6 +232,7 @@ MODULES = {
     "minijax.scipy.stats.kde": 13,
     "minijax.scipy.exponential_integrals": 8,
     "minijax.scipy.spence_bernoulli": 0,
+    "minijax.scipy.spherical_harmonics": 0,
     "minijax.scipy.bessel_jn": 8,
     "minijax.scipy.hyp1f1": 8,
     "minijax.scipy.owens_t_wofz": 7,

@@ -356,3 +356,7 @@ __all__ += ["beta", "boxcox", "boxcox1p", "comb", "factorial", "gamma", "gammasg
 from minijax.scipy.spence_bernoulli import bernoulli, spence  # noqa: E402,F401
 
 __all__ += ["bernoulli", "spence"]
+
+from minijax.scipy.spherical_harmonics import sph_harm_y  # noqa: E402,F401
+
+__all__ += ["sph_harm_y"]

@@ -49,3 +49,18 @@ def test_boxcox_and_its_gradient():
         close(special.boxcox1p(x, lmbda), ss.boxcox1p(x, lmbda))
     g = minijax.grad(lambda v: special.boxcox(v, 0.5))(2.0)
     close(g, 2.0 ** -0.5)  # d/dx (x^l - 1)/l = x^(l-1)
+
+
+def test_sph_harm_y_matches_scipy():
+    rng = np.random.default_rng(0)
+    n = np.array([0, 1, 1, 2, 3, 5, 7, 7, 4, 6])
+    m = np.array([0, 0, -1, 2, -2, 3, 0, -7, 1, -6])
+    theta = rng.uniform(0, np.pi, 10).astype(np.float32)
+    phi = rng.uniform(0, 2 * np.pi, 10).astype(np.float32)
+    got = special.sph_harm_y(n, m, theta, phi)
+    assert got.dtype == jnp.complex64
+    np.testing.assert_allclose(got, ss.sph_harm_y(n, m, theta, phi), atol=3e-7)
+    clipped = special.sph_harm_y(np.array([4]), np.array([1]), theta[:1], phi[:1], n_max=2)
+    np.testing.assert_allclose(clipped, ss.sph_harm_y(2, 1, theta[:1], phi[:1]), atol=3e-7)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        special.sph_harm_y(n, m, theta, phi, diff_n=1)
