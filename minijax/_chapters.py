@@ -235,6 +235,7 @@ MODULES = {
     "minijax.scipy.spherical_harmonics": 0,
     "minijax.scipy.bessel_jn": 8,
     "minijax.scipy.hyp1f1": 8,
+    "minijax.scipy.hyp2f1": 8,
     "minijax.scipy.owens_t_wofz": 7,
     "minijax.scipy.oscillatory_integrals": 8,
     "minijax.scipy.sparse": 8,

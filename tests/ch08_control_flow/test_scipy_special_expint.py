@@ -120,3 +120,19 @@ def test_dawsn_fresnel_sici_match_scipy():
     close(g, np.sin(3.0) / 3.0, rtol=1e-5)  # Si'(x) = sin(x) / x
     g = minijax.grad(special.dawsn)(1.3)
     close(g, 1 - 2 * 1.3 * ss.dawsn(1.3), rtol=1e-5)  # D' = 1 - 2 x D
+
+
+def test_hyp2f1_matches_scipy_and_jax():
+    a = np.array([0.5, 1.0, 2.5, -2.0, 3.0, 0.0, 1.0, 0.5, 2.0, 1.0, -3.0], np.float32)
+    b = np.array([1.5, 2.0, 1.0, 2.5, 3.0, 1.0, 1.0, 0.5, 0.5, 2.0, 1.5], np.float32)
+    c = np.array([2.5, 3.0, 4.0, 1.5, 2.0, 1.0, 2.0, 1.0, 1.5, 3.0, 2.0], np.float32)
+    x = np.array([0.3, -0.5, 0.95, 0.7, 0.2, 0.5, 0.99, 0.97, 0.5, 0.95, 0.5], np.float32)
+    close(special.hyp2f1(a, b, c, x), ss.hyp2f1(a, b, c, x), rtol=3e-6)
+    # from JAX 0.10.2: a pole at a non-positive integer c, beyond x = 1, and Gauss' value at 1
+    got = np.asarray(special.hyp2f1(jnp.array([1.2, 0.3, 1.5]), jnp.array([2.3, 0.7, 2.5]),
+                                    jnp.array([-2.0, 1.0, 4.0]), jnp.array([0.3, 1.2, 1.0])))
+    assert got[0] == np.inf and got[1] == np.inf and got[2] == np.inf
+    close(special.hyp2f1(0.5, 1.0, 4.0, 1.0), ss.hyp2f1(0.5, 1.0, 4.0, 1.0), rtol=1e-5)
+    grads = minijax.grad(special.hyp2f1, argnums=(0, 1, 2, 3))(0.5, 1.5, 2.5, 0.3)
+    # from JAX 0.10.2
+    close(grads, [0.22988102, 0.08051101, -0.04936362, 0.4358303], rtol=2e-6)
