@@ -240,6 +240,7 @@ MODULES = {
     "minijax.scipy.oscillatory_integrals": 8,
     "minijax.scipy.sparse": 8,
     "minijax.scipy.sparse.linalg": 8,
+    "minijax.scipy.sparse.gmres": 8,
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,

@@ -5,7 +5,7 @@ import scipy.sparse.linalg
 
 import minijax
 import minijax.numpy as jnp
-from minijax.scipy.sparse.linalg import bicgstab, cg
+from minijax.scipy.sparse.linalg import bicgstab, cg, gmres
 
 rng = np.random.default_rng(8)
 G = rng.normal(size=(6, 6)).astype(np.float32)
@@ -48,3 +48,20 @@ def test_errors():
         cg(np.ones((3, 2)), np.ones(3))
     with pytest.raises(ValueError, match="matching shapes"):
         cg(SPD, B, x0=jnp.zeros(5))
+
+
+@pytest.mark.parametrize("method", ["batched", "incremental"])
+def test_gmres_solves_general_systems(method):
+    x, info = gmres(GENERAL, B, solve_method=method)
+    assert int(info) == 0
+    np.testing.assert_allclose(x, np.linalg.solve(GENERAL, B), rtol=1e-3, atol=1e-4)  # tol=1e-5 bounds the residual
+    x, _ = gmres(GENERAL, B, restart=2, solve_method=method)  # restarts
+    np.testing.assert_allclose(x, np.linalg.solve(GENERAL, B), rtol=1e-3, atol=1e-4)  # tol=1e-5 bounds the residual
+    want, _ = scipy.sparse.linalg.gmres(GENERAL.astype(np.float64), B.astype(np.float64),
+                                        rtol=1e-6)
+    np.testing.assert_allclose(x, want, rtol=1e-3, atol=1e-4)
+    x, _ = gmres(lambda v: {"u": GENERAL @ v["u"]}, {"u": jnp.asarray(B)}, solve_method=method,
+                 M=lambda v: {"u": v["u"] / jnp.diag(GENERAL)})
+    np.testing.assert_allclose(x["u"], np.linalg.solve(GENERAL, B), rtol=1e-3, atol=1e-4)  # tol=1e-5 bounds the residual
+    with pytest.raises(ValueError, match="solve_method"):
+        gmres(GENERAL, B, solve_method="direct")

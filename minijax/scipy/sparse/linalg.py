@@ -14,7 +14,7 @@ Left out: JAX wraps the loop in ``lax.custom_linear_solve`` so that
 derivatives are found by solving the transposed system; minijax has no
 ``custom_linear_solve`` yet, so differentiating through these solvers goes
 through the ``while_loop`` (forward mode works; reverse mode raises, as for
-any ``while_loop``). ``gmres`` is also left out.
+any ``while_loop``). ``gmres`` lives in its own module.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from minijax import lax
 from minijax.control_flow.loops import while_loop
 from minijax.tree_util import tree_leaves, tree_map, tree_structure
 
-__all__ = ["cg", "bicgstab"]
+__all__ = ["cg", "bicgstab", "gmres"]
 
 
 def _vdot_real(x, y):
@@ -158,3 +158,6 @@ def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
 def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
     """Solve ``A x = b`` for a general ``A`` by BiCGSTAB. Returns ``(x, None)``."""
     return _isolve(_bicgstab_loop, A, b, x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
+
+
+from minijax.scipy.sparse.gmres import gmres  # noqa: E402,F401  (it uses the helpers above)
