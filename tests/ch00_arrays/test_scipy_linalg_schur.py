@@ -32,7 +32,8 @@ def test_schur_real_and_complex_reconstruct():
         L.schur(A, output="imaginary")
 
 
-@pytest.mark.numba_fallback  # schur/hessenberg: LAPACK calls the CPU target leaves to the interpreter
+# schur/hessenberg are LAPACK calls the CPU target leaves to the interpreter
+@pytest.mark.numba_fallback
 def test_schur_and_hessenberg_batch_under_vmap_and_jit():
     stack = np.stack([A, S, G[:3, :3]])
     ts = minijax.vmap(lambda m: L.schur(m)[0])(stack)
