@@ -75,3 +75,4 @@ import minijax.scipy.owens_t_wofz  # noqa: F401,E402  (ch07: owens_t, wofz, with
 import minijax.scipy.oscillatory_integrals  # noqa: F401,E402  (ch08: dawsn, fresnel, sici)
 import minijax.scipy.sparse  # noqa: F401,E402  (ch08: sparse.linalg.cg, bicgstab, gmres)
 import minijax.scipy.hyp2f1  # noqa: F401,E402  (ch08: hyp2f1, while_loops with a custom_jvp)
+import minijax.scipy.complex_loggamma  # noqa: F401,E402  (ch08: loggamma's principal branch)

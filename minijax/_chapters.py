@@ -236,6 +236,7 @@ MODULES = {
     "minijax.scipy.bessel_jn": 8,
     "minijax.scipy.hyp1f1": 8,
     "minijax.scipy.hyp2f1": 8,
+    "minijax.scipy.complex_loggamma": 8,
     "minijax.scipy.owens_t_wofz": 7,
     "minijax.scipy.oscillatory_integrals": 8,
     "minijax.scipy.sparse": 8,

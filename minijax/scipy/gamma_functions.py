@@ -5,7 +5,12 @@ known in closed form (positive for ``x > 0``; for negative non-integers it
 alternates between the poles: ``-1`` where ``floor(x)`` is odd), so
 ``Gamma = sign * exp(lgamma)``. Factorials, binomial coefficients, Beta and
 Pochhammer symbols are ratios of Gammas, computed as differences of logs.
-Real arguments only (JAX's complex ``gamma``/``loggamma`` are left out).
+
+Complex ``gamma`` uses Lanczos' approximation (``g = 7``, nine coefficients;
+Godfrey's values) with the reflection formula
+``Gamma(z) Gamma(1 - z) = pi / sin(pi z)`` left of ``Re z = 1/2``. Complex
+``loggamma`` needs the principal branch, which takes a loop (chapter 08's
+``minijax.scipy.complex_loggamma`` registers it in ``_COMPLEX_LOGGAMMA``).
 """
 from __future__ import annotations
 
@@ -17,6 +22,43 @@ from minijax.numpy.util import promote_args_inexact
 
 __all__ = ["gamma", "gammasgn", "loggamma", "factorial", "beta", "comb", "multigammaln",
            "poch", "boxcox", "boxcox1p"]
+
+
+#: Lanczos' approximation: Gamma(z + 1) ~ sqrt(2 pi) t^(z + 1/2) e^-t A(z), t = z + g + 1/2
+_LANCZOS_G = 7.0
+_LANCZOS_COEFFS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+                   771.32342877765313, -176.61502916214059, 12.507343278686905,
+                   -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+
+#: filled by chapter 08: the principal-branch complex loggamma
+_COMPLEX_LOGGAMMA: list = []
+
+
+def complex_loggamma_lanczos(z):
+    """``log Gamma(z)`` for complex ``z`` by Lanczos (reflected left of 1/2): right
+    up to a multiple of ``2 pi i`` (the branch is fixed in chapter 08)."""
+    reflect = jnp.real(z) < 0.5
+    w = jnp.where(reflect, 1.0 - z, z) - 1.0
+    coeffs = jnp.asarray(_LANCZOS_COEFFS, dtype=z.dtype)
+    ks = jnp.arange(1, 9, dtype=z.dtype)
+    series = coeffs[0] + jnp.sum(coeffs[1:] / (w[..., None] + ks), axis=-1)
+    t = w + _LANCZOS_G + 0.5
+    log_gamma = 0.5 * np.log(2.0 * np.pi) + (w + 0.5) * jnp.log(t) - t + jnp.log(series)
+    z_safe = jnp.where(reflect, z, jnp.full_like(z, 0.5))
+    reflected = np.log(np.pi) - jnp.log(jnp.sin(np.pi * z_safe)) - log_gamma
+    return jnp.where(reflect, reflected, log_gamma)
+
+
+def _poles_or_nan(z):
+    """Where ``Gamma`` has a pole (non-positive integers) or ``z`` is NaN."""
+    at_pole = (jnp.imag(z) == 0) & (jnp.real(z) == jnp.floor(jnp.real(z))) & (jnp.real(z) <= 0)
+    return at_pole | jnp.isnan(z)
+
+
+def _complex_gamma(z):
+    bad = _poles_or_nan(z)
+    value = jnp.exp(complex_loggamma_lanczos(jnp.where(bad, jnp.ones_like(z), z)))
+    return jnp.where(bad, jnp.array(complex(np.nan, np.nan), z.dtype), value)
 
 
 def _promote(name, *args):
@@ -43,19 +85,22 @@ def gammasgn(x):
 
 
 def gamma(x):
-    """``Gamma(x) = gammasgn(x) * exp(lgamma(x))``."""
+    """``Gamma(x) = gammasgn(x) * exp(lgamma(x))`` (complex ``x``: Lanczos; NaN at poles)."""
     x, = _promote("gamma", x)
     if jnp.iscomplexobj(x):
-        raise NotImplementedError("gamma of complex arguments is not part of minijax.")
+        return _complex_gamma(x)
     return gammasgn(x) * lax.exp(lax.lgamma(x))
 
 
 def loggamma(x):
     """``log(Gamma(x))`` for ``x > 0`` (NaN elsewhere: the real log of a negative
-    Gamma does not exist)."""
+    Gamma does not exist); for complex ``x``, the principal branch (cut along the
+    negative real axis, as SciPy)."""
     x, = _promote("loggamma", x)
     if jnp.iscomplexobj(x):
-        raise NotImplementedError("loggamma of complex arguments is not part of minijax.")
+        if not _COMPLEX_LOGGAMMA:
+            raise NotImplementedError("complex loggamma is chapter 08's: import minijax")
+        return _COMPLEX_LOGGAMMA[0](x)
     return jnp.where(x > 0, lax.lgamma(x), jnp.nan)
 
 

@@ -136,3 +136,14 @@ def test_hyp2f1_matches_scipy_and_jax():
     grads = minijax.grad(special.hyp2f1, argnums=(0, 1, 2, 3))(0.5, 1.5, 2.5, 0.3)
     # from JAX 0.10.2
     close(grads, [0.22988102, 0.08051101, -0.04936362, 0.4358303], rtol=2e-6)
+
+
+def test_complex_gamma_and_loggamma_match_scipy():
+    z = np.array([0.5 + 1j, -2.3 + 0.4j, -7.5 - 2j, 3 + 4j, 10.2 - 0.1j, -0.5 + 1e-3j,
+                  1e-3 + 0j], np.complex64)
+    zd = z.astype(np.complex128)
+    close(special.gamma(z), ss.gamma(zd), rtol=5e-6)
+    # the principal branch: the same imaginary part as SciPy's, not just modulo 2 pi
+    np.testing.assert_allclose(special.loggamma(z), ss.loggamma(zd), atol=5e-6)
+    pole = np.asarray(special.gamma(np.array([-3.0 + 0j], np.complex64)))
+    assert np.isnan(pole.real).all() and np.isnan(pole.imag).all()
