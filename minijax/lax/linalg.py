@@ -149,11 +149,13 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
         if trans == "conj":  # x @ a^H = b  <=>  conj(a) @ x^T = b^T
             a, trans = np.conj(a), 0
 
-    def solve(a1, b1):
-        return scipy.linalg.solve_triangular(a1, b1, trans=trans, lower=lower,
-                                             unit_diagonal=unit_diagonal, check_finite=False)
     if b.dtype in _BLAS_TYPES and a.dtype == b.dtype:
         solve = _trsm_solver(b.dtype, trans, lower, unit_diagonal)
+    else:  # (float16 and the like: LAPACK's ?trtrs through SciPy, in a wider type)
+        def solve(a1, b1):
+            return scipy.linalg.solve_triangular(a1, b1, trans=trans, lower=lower,
+                                                 unit_diagonal=unit_diagonal,
+                                                 check_finite=False)
     with np.errstate(all="ignore"):
         x = _per_matrix(solve, a, b).astype(b.dtype)
     return x if left_side else np.swapaxes(x, -1, -2)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import operator
 
-import numpy as np
-
 import minijax.numpy as jnp
 from minijax import lax
 from minijax.control_flow.loops import scan

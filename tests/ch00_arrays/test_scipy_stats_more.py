@@ -4,7 +4,6 @@ import pytest
 import scipy.stats as ss
 
 import minijax
-import minijax.numpy as jnp
 from minijax.scipy import stats
 
 K = np.arange(-1, 12).astype(np.float32)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.autodiff import value_and_grad

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import minijax.numpy as jnp
-from minijax import dtypes, random
+from minijax import random
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 from minijax.scipy import linalg, special, stats
 from minijax.tree_util import register_pytree_node_class
