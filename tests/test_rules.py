@@ -190,3 +190,12 @@ def test_every_cpu_lowering_has_a_cuda_lowering_or_a_reason():
     assert not stale, f"listed as not lowered for CUDA, but lowered after all: {stale}"
     extra = sorted(p.name for p in CUDA_LOWERINGS if p not in CPU_LOWERINGS)
     assert not extra, f"lowered for CUDA but not for the CPU: {extra}"
+
+
+# --- schur, hessenberg, householder_product (jax.scipy.linalg, issue 19) ------------------
+_NO_RULE_IN_JAX = "JAX 0.10.2 has no differentiation rule for it either"
+TABLES["jvp"][1].update({n: _NO_RULE_IN_JAX
+                         for n in ("schur", "hessenberg", "householder_product")})
+CPU_EXEMPT.update({n: "a LAPACK routine (?gees, ?gehrd, ?orgqr) Numba cannot call: the "
+                      "interpreter runs it" for n in ("schur", "hessenberg",
+                                                      "householder_product")})

@@ -603,3 +603,8 @@ def _fft_rule(x, bdim, *, fft_type, fft_lengths):
 
 
 batching_rules[lax.fft_p] = _single(_fft_rule)
+
+
+# --- schur, hessenberg, householder_product (jax.scipy.linalg's extra factorizations) -----
+for _p in [lax.linalg.schur_p, lax.linalg.hessenberg_p, lax.linalg.householder_product_p]:
+    batching_rules[_p] = _leading_batch_rule(_p)

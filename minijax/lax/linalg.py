@@ -12,8 +12,10 @@ the last two axes of its operands and batched over any leading axes:
 * ``svd(a)``: ``a = U @ diag(s) @ V^H``.
 
 The impls call NumPy/SciPy (LAPACK underneath, as XLA on CPU) one matrix at a
-time where NumPy cannot batch; ``lu`` is written out below, because its
-``pivots`` output is a LAPACK detail NumPy does not return. As in JAX, a
+time where NumPy cannot batch. ``triangular_solve`` and ``lu`` call the very
+BLAS/LAPACK routines XLA's CPU backend calls (``?trsm``, ``?getrf``), so that
+float32 results agree with JAX's to the last digit; ``lu`` is also written
+out below (for the dtypes LAPACK lacks), to show what ``?getrf`` does. As in JAX, a
 failed factorization (``cholesky`` of a matrix that is not positive definite)
 gives NaNs rather than an exception.
 """
@@ -30,7 +32,8 @@ from minijax.lax.shapes import multiple_results_primitive
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
            "eigh", "svd", "cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p",
-           "svd_p", "lu_pivots_to_permutation_p"]
+           "svd_p", "lu_pivots_to_permutation_p", "schur", "schur_p", "hessenberg",
+           "hessenberg_p", "householder_product", "householder_product_p"]
 
 
 # --- shared checks ------------------------------------------------------------------------
@@ -146,12 +149,37 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
         if trans == "conj":  # x @ a^H = b  <=>  conj(a) @ x^T = b^T
             a, trans = np.conj(a), 0
 
-    def solve(a1, b1):
-        return scipy.linalg.solve_triangular(a1, b1, trans=trans, lower=lower,
-                                             unit_diagonal=unit_diagonal, check_finite=False)
+    if b.dtype in _BLAS_TYPES and a.dtype == b.dtype:
+        solve = _trsm_solver(b.dtype, trans, lower, unit_diagonal)
+    else:  # (float16 and the like: LAPACK's ?trtrs through SciPy, in a wider type)
+        def solve(a1, b1):
+            return scipy.linalg.solve_triangular(a1, b1, trans=trans, lower=lower,
+                                                 unit_diagonal=unit_diagonal,
+                                                 check_finite=False)
     with np.errstate(all="ignore"):
         x = _per_matrix(solve, a, b).astype(b.dtype)
     return x if left_side else np.swapaxes(x, -1, -2)
+
+
+#: The dtypes BLAS and LAPACK have routines for (``s``, ``d``, ``c``, ``z``).
+_BLAS_TYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def _trsm_solver(dtype, trans, lower, unit_diagonal):
+    """A solve of one matrix by BLAS ``?trsm``, the routine XLA's CPU backend calls.
+
+    ``scipy.linalg.solve_triangular`` goes through LAPACK ``?trtrs`` instead,
+    which divides by each diagonal entry where ``?trsm`` (as OpenBLAS writes
+    it) multiplies by its reciprocal: the two differ in the last digit of a
+    float32, and JAX prints the ``?trsm`` one.
+    """
+    trsm = scipy.linalg.get_blas_funcs("trsm", dtype=dtype)
+    trans_a = {0: 0, 1: 1, 2: 2}[trans]
+
+    def solve(a1, b1):
+        return trsm(1.0, a1, b1, side=0, lower=int(lower), trans_a=trans_a,
+                    diag=int(unit_diagonal))
+    return solve
 
 
 triangular_solve_p = standard_primitive(
@@ -199,6 +227,8 @@ def _lu_impl(x):
     swap its row up, store the multipliers below the diagonal (that is ``L``)
     and subtract from the rows below (what is left on and above is ``U``).
     """
+    if np.asarray(x).dtype in _BLAS_TYPES:
+        return _lu_by_getrf(np.asarray(x))
     a = np.array(x, copy=True)
     *batch, m, n = a.shape
     k = min(m, n)
@@ -213,6 +243,25 @@ def _lu_impl(x):
         a[..., j + 1:, j] = np.where(pivot == 0, a[..., j + 1:, j], a[..., j + 1:, j] / safe)
         a[..., j + 1:, j + 1:] -= a[..., j + 1:, j, None] * a[..., j, None, j + 1:]
     return [a, pivots, perm]
+
+
+def _lu_by_getrf(x):
+    """The same factorization by LAPACK ``?getrf``, one matrix at a time, as XLA on
+    CPU: it scales the column below a pivot by the pivot's reciprocal (the loop
+    above divides), so this is the one whose last digits match JAX's."""
+    getrf = scipy.linalg.get_lapack_funcs("getrf", dtype=x.dtype)
+    *batch, m, n = x.shape
+    k = min(m, n)
+    lu_ = np.empty_like(x)
+    pivots = np.zeros((*batch, k), np.int32)
+    for idx in np.ndindex(*batch):
+        if m == 0 or n == 0:
+            continue
+        lu_[idx], piv, _ = getrf(x[idx])
+        pivots[idx] = piv[:k]
+    if m == 0 or n == 0:
+        lu_ = x.copy()
+    return [lu_, pivots, _pivots_to_permutation_impl(pivots, permutation_size=m)]
 
 
 lu_p = multiple_results_primitive("lu", _lu_abstract_eval, _lu_impl)
@@ -270,7 +319,17 @@ def _qr_abstract_eval(x, *, full_matrices, pivoting, use_magma):
 
 
 def _qr_impl(x, *, full_matrices, pivoting, use_magma):
-    q, r = np.linalg.qr(np.asarray(x), mode="complete" if full_matrices else "reduced")
+    x = np.asarray(x)
+    if x.dtype in _BLAS_TYPES and x.size:
+        # SciPy's ``?geqrf`` + ``?orgqr`` in the input's precision, as XLA (NumPy's
+        # ``qr`` works in float64 for a float32 matrix: other last digits than JAX's)
+        mode = "full" if full_matrices else "economic"
+        pairs = [scipy.linalg.qr(x[idx], mode=mode, check_finite=False)
+                 for idx in np.ndindex(*x.shape[:-2])]
+        q = np.stack([p[0] for p in pairs]).reshape(x.shape[:-2] + pairs[0][0].shape)
+        r = np.stack([p[1] for p in pairs]).reshape(x.shape[:-2] + pairs[0][1].shape)
+        return [q.astype(x.dtype), r.astype(x.dtype)]
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
@@ -353,3 +412,119 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
         return out[0]
     s, u, vh = out
     return u, s, vh
+
+
+# --- schur, hessenberg, householder_product (jax.scipy.linalg's extra factorizations) -----
+# Like JAX, these have no differentiation rule, and the CPU target leaves them to
+# the interpreter; the impls call the LAPACK routines XLA's CPU backend calls
+# (``?gees``, ``?gehrd``, ``?orgqr``/``?ungqr``), one matrix at a time.
+def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_matrix("schur", x, square=True)
+    if not np.issubdtype(x.dtype, np.inexact):
+        raise TypeError(f"schur does not accept dtype {x.dtype}; it needs a floating or "
+                        "complex matrix")
+    out = x.update(weak_type=False)
+    return [out, out] if compute_schur_vectors else [out]
+
+
+def _schur_impl(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    x = np.asarray(x)
+    # ``output="real"`` keeps a real matrix real: 2x2 blocks on T's diagonal hold
+    # each complex-conjugate pair of eigenvalues (LAPACK's standardized form)
+    pairs = _per_matrix(lambda a: np.stack(scipy.linalg.schur(a, output="real")), x)
+    t, z = pairs[..., 0, :, :].astype(x.dtype), pairs[..., 1, :, :].astype(x.dtype)
+    return [t, z] if compute_schur_vectors else [t]
+
+
+schur_p = multiple_results_primitive("schur", _schur_abstract_eval, _schur_impl)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``(T, Q)`` with ``x = Q @ T @ Q^H``, ``Q`` unitary and ``T`` upper
+    triangular (quasi-triangular, with 2x2 blocks, for a real ``x``)."""
+    out = schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                       sort_eig_vals=sort_eig_vals, select_callable=select_callable)
+    return tuple(out) if compute_schur_vectors else out[0]
+
+
+def _hessenberg_abstract_eval(x):
+    _check_matrix("hessenberg", x, square=True)
+    n = x.shape[-1]
+    return [x.update(weak_type=False),
+            ShapedArray(x.shape[:-2] + (max(n - 1, 0),), x.dtype)]
+
+
+def _hessenberg_one(a):
+    """LAPACK ``?gehrd``: ``a`` with the Hessenberg matrix on and above the first
+    subdiagonal and the Householder vectors below it, and their ``taus``."""
+    gehrd = scipy.linalg.get_lapack_funcs("gehrd", dtype=a.dtype)
+    n = a.shape[-1]
+    if n == 0:
+        return a.copy(), np.zeros((0,), a.dtype)
+    packed, tau, _ = gehrd(a, lo=0, hi=n - 1)
+    return packed, tau[:n - 1]
+
+
+def _hessenberg_impl(x):
+    x = np.asarray(x)
+    batch, n = x.shape[:-2], x.shape[-1]
+    packed = np.empty_like(x)
+    taus = np.zeros(batch + (max(n - 1, 0),), x.dtype)
+    for idx in np.ndindex(*batch):
+        packed[idx], taus[idx] = _hessenberg_one(x[idx])
+    return [packed, taus]
+
+
+hessenberg_p = multiple_results_primitive("hessenberg", _hessenberg_abstract_eval,
+                                          _hessenberg_impl)
+
+
+def hessenberg(a):
+    """``(a, taus)``: the upper Hessenberg form on and above ``a``'s first
+    subdiagonal, Householder reflectors below it, their scalar factors in ``taus``."""
+    return tuple(hessenberg_p.bind(a))
+
+
+def _householder_product_shape(a, taus):
+    m, n = a.shape[-2:]
+    if m < n:
+        raise ValueError(f"The first argument to householder_product must have at least as "
+                         f"many rows as columns, got shape {a.shape}")
+    if taus.shape[-1] > min(m, n):
+        raise ValueError("The second argument to householder_product must not have more "
+                         "rows than the minimum of the first argument's rows and columns.")
+    return a.shape
+
+
+def _householder_product_impl(a, taus):
+    """LAPACK ``?orgqr`` (``?ungqr``): ``H_0 H_1 ... H_{k-1}`` times the first ``n``
+    columns of the identity, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` below the
+    diagonal of column ``i`` of ``a`` (a 1 on the diagonal)."""
+    a, taus = np.asarray(a), np.asarray(taus)
+    name = "ungqr" if np.issubdtype(a.dtype, np.complexfloating) else "orgqr"
+    orgqr = scipy.linalg.get_lapack_funcs(name, dtype=a.dtype)
+    out = np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        m, n = a.shape[-2:]
+        if m == 0 or n == 0:
+            continue
+        k = taus.shape[-1]
+        tau = np.zeros(n, a.dtype)
+        tau[:k] = taus[idx]  # reflectors past k are the identity (tau 0)
+        out[idx], _, _ = orgqr(a[idx], tau)
+    return out
+
+
+householder_product_p = standard_primitive(
+    "householder_product", _householder_product_shape, lambda a, taus: a.dtype,
+    _householder_product_impl)
+
+
+def householder_product(a, taus):
+    """The unitary product of the Householder reflectors stored below ``a``'s
+    diagonal (with scalar factors ``taus``): the ``Q`` of ``?geqrf``/``?gehrd``."""
+    return householder_product_p.bind(a, taus)

@@ -14,9 +14,20 @@ from minijax import lax
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy.linalg import _H  # the conjugate transpose
 from minijax.numpy.util import promote_dtypes_inexact
+from minijax.scipy.special_matrices import (  # noqa: F401  (re-exported)
+    circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard,
+    hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
+from minijax.scipy.schur_functions import (  # noqa: F401  (re-exported)
+    funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm)
+from minijax.scipy.tridiagonal import eigh_tridiagonal  # noqa: F401  (re-exported)
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
-           "lu_solve", "qr", "svd", "eigh", "det", "inv", "solve", "block_diag", "expm"]
+           "lu_solve", "qr", "svd", "eigh", "det", "inv", "solve", "block_diag", "expm",
+           "circulant", "companion", "convolution_matrix", "dft", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
+           "invpascal", "leslie", "pascal", "toeplitz", "funm", "hessenberg", "rsf2csf",
+           "schur", "solve_sylvester", "sqrtm", "eigh_tridiagonal", "polar", "qr_multiply",
+           "expm_frechet"]
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -134,7 +145,23 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
-    return jnp_linalg.det(a)
+    """The determinant. As in JAX, 2x2 and 3x3 matrices use the cofactor formula
+    (``a d - b c``: exact for small integers, where the LU route is off in the
+    last digit), larger ones ``sign * exp(logabsdet)`` of ``slogdet``."""
+    a, = promote_dtypes_inexact(jnp.asarray(a))
+    if a.ndim >= 2 and a.shape[-2:] == (2, 2):
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if a.ndim >= 2 and a.shape[-2:] == (3, 3):
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+    # larger ones: JAX's route, sign * exp(log|det|) from the LU factor's diagonal
+    # (it can differ from the plain product in the last digit: -96.999985 for -97)
+    sign, logdet = jnp_linalg.slogdet(a)
+    return sign * jnp.exp(logdet).astype(sign.dtype)
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
@@ -197,3 +224,87 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     for i in range(max_squarings):  # R^(2^s): squared while i < s (a select, no loop)
         R = jnp.where((i < s)[..., None, None], R @ R, R)
     return R
+
+
+def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
+    """``expm(A)`` and its Fréchet derivative in the direction ``E`` (the ``jvp`` of
+    ``expm``), read off one larger exponential (Mathias 1996):
+    ``expm([[A, E], [0, A]]) = [[expm(A), L(A, E)], [0, expm(A)]]``.
+    (JAX differentiates its ``expm`` instead: equal up to rounding.)"""
+    A, E = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(E))
+    if A.ndim < 2 or A.shape[-2] != A.shape[-1]:
+        raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={A.shape}")
+    if E.ndim < 2 or E.shape[-2] != E.shape[-1]:
+        raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={E.shape}")
+    if A.shape != E.shape:
+        raise ValueError(f"expected A and E to be the same shape, got A.shape={A.shape} "
+                         f"E.shape={E.shape}")
+    n = A.shape[-1]
+    block = jnp.concatenate([jnp.concatenate([A, E], axis=-1),
+                             jnp.concatenate([jnp.zeros_like(A), A], axis=-1)], axis=-2)
+    big = expm(block)
+    expm_A, frechet = big[..., :n, :n], big[..., :n, n:]
+    return (expm_A, frechet) if compute_expm else frechet
+
+
+def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = None,
+          max_iterations: int | None = None):
+    """``(u, p)`` with ``a = u @ p`` (``side="right"``) or ``a = p @ u`` (``"left"``):
+    ``u`` unitary, ``p`` Hermitian positive semi-definite. From the SVD
+    ``a = W S V^H``: ``u = W V^H``, ``p = V S V^H`` (or ``W S W^H``). JAX's
+    default ``method="qdwh"`` (a Halley iteration) gives the same factors up
+    to rounding; minijax computes both methods by the SVD."""
+    a = jnp.asarray(a)
+    if a.ndim < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    m, n = a.shape[-2:]
+    if method == "qdwh" and ((side == "right" and m < n) or (side == "left" and m >= n
+                                                             and m != n)):
+        raise NotImplementedError(f"method='qdwh' only supports mxn matrices where m < n "
+                                  f"where side='right' and m >= n side='left', got "
+                                  f"{a.shape} with side={side!r}")
+    a, = promote_dtypes_inexact(a)
+    w, s, vh = lax.linalg.svd(a, full_matrices=False)
+    s = s.astype(w.dtype)
+    unitary = w @ vh
+    if side == "right":
+        posdef = (_H(vh) * s[..., None, :]) @ vh
+    else:
+        posdef = (w * s[..., None, :]) @ _H(w)
+    return unitary, posdef
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """``(c @ Q, R)`` (``mode="right"``) or ``(Q @ c, R)`` (``"left"``) for the QR
+    factorization ``a = Q R`` (``Q`` conjugated with ``conjugate``), without
+    handing ``Q`` back."""
+    if pivoting:
+        raise NotImplementedError("qr_multiply with pivoting=True is not part of minijax.")
+    a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    onedim = c.ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {k} columns, but c has {c.shape[-2]} "
+                         f"rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {m} rows, but c has {c.shape[-1]} "
+                         f"columns (expected {m}).")
+    q, r = lax.linalg.qr(a, full_matrices=False)  # q: m x k, r: k x n
+    if conjugate:
+        q = jnp.conj(q)
+    out = q @ c if mode == "left" else c @ q
+    if onedim:
+        out = out.ravel()
+    return out, jnp.triu(r)

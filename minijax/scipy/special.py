@@ -344,3 +344,19 @@ def erfcx(x):
     positive = _jnp.where(ax < 6.0, direct, asymptotic)
     out = _jnp.where(x >= 0, positive, 2 * _jnp.exp(x * x) - positive)
     return lax.convert_element_type(out, out.dtype)  # strongly typed, as JAX's
+
+
+# --- the Gamma-function family (gamma, beta, comb, poch, ...): its own module -----------
+from minijax.scipy.gamma_functions import (  # noqa: E402,F401
+    beta, boxcox, boxcox1p, comb, factorial, gamma, gammasgn, loggamma, multigammaln, poch)
+
+__all__ += ["beta", "boxcox", "boxcox1p", "comb", "factorial", "gamma", "gammasgn",
+            "loggamma", "multigammaln", "poch"]
+
+from minijax.scipy.spence_bernoulli import bernoulli, spence  # noqa: E402,F401
+
+__all__ += ["bernoulli", "spence"]
+
+from minijax.scipy.spherical_harmonics import sph_harm_y  # noqa: E402,F401
+
+__all__ += ["sph_harm_y"]
