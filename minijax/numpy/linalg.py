@@ -32,7 +32,7 @@ from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 __all__ = ["norm", "cond", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_power", "matrix_rank",
            "lstsq", "multi_dot", "outer", "cross", "trace", "diagonal", "matmul",
-           "matrix_transpose", "vecdot", "tensorinv", "tensorsolve", "SlogdetResult",
+           "matrix_transpose", "vecdot", "tensordot", "tensorinv", "tensorsolve", "SlogdetResult",
            "QRResult", "SVDResult", "EighResult"]
 
 
@@ -460,6 +460,12 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     out = tensor_contractions.matmul(ufuncs.conj(x1), x2, precision=precision,
                                      preferred_element_type=preferred_element_type)
     return out[..., 0, 0]
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """The array-API spelling of :func:`jax.numpy.tensordot` (``axes`` is keyword-only)."""
+    return tensor_contractions.tensordot(x1, x2, axes=axes, precision=precision,
+                                         preferred_element_type=preferred_element_type)
 
 
 def tensorinv(a, ind: int = 2):

@@ -202,38 +202,68 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 # --- quantiles ---------------------------------------------------------------
 
-def _quantile(name, a, q, axis, keepdims, skip_nan, method):
-    """Sort along ``axis`` and blend the two neighbours of position ``q*(n-1)``.
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
-    The result has shape ``q.shape + reduced shape``. With ``skip_nan`` the
-    NaNs (sorted to the end) are left out of ``n``.
+
+def _quantile(name, a, q, axis, keepdims, skip_nan, method):
+    """Sort along ``axis`` and pick (or blend) the two neighbours of position ``q*(n-1)``.
+
+    ``low = floor(pos)`` and ``high = ceil(pos)`` are the neighbours; the
+    ``method`` says what to return: ``"linear"`` blends them with weights
+    ``1 - frac`` and ``frac``, ``"lower"``/``"higher"`` take one,
+    ``"midpoint"`` averages them and ``"nearest"`` takes the closer one
+    (``low`` on a tie, as JAX does). The result has shape
+    ``q.shape + reduced shape``. Without ``skip_nan`` a NaN anywhere along
+    ``axis`` makes that quantile NaN; with it the NaNs (sorted to the end)
+    are left out of ``n``.
     """
-    if method != "linear":
-        raise NotImplementedError(f"minijax: {name} method={method!r} (only 'linear')")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         f"'nearest' or 'inverted_cdf'; got {method!r}")
     check_arraylike(name, a, q)
     a, q = promote_dtypes_inexact(_c.asarray(a), _c.asarray(q))
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
     if axis is None:
         keep_shape = (1,) * a.ndim
         a, axis = _s.ravel(a), 0
     else:
         axis = operator.index(axis) % a.ndim
         keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
-    a = _so.sort(_s.moveaxis(a, axis, -1), axis=-1)  # NaNs sort to the end
+    a = _s.moveaxis(a, axis, -1)
+    if not skip_nan:  # one NaN poisons its whole lane
+        a = _u.where(_r.any(_u.isnan(a), axis=-1, keepdims=True), np.nan, a)
+    a = _so.sort(a, axis=-1)  # NaNs sort to the end
     n = a.shape[-1]
-    count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True) if skip_nan else n
+    count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True).astype(q.dtype) if skip_nan else n
     q_b = q.reshape(q.shape + (1,) * a.ndim)
     pos = q_b * (count - 1)                         # shape q + rest + (1,)
-    lo = _u.clip(_u.floor(pos), 0, n - 1)
-    hi = _u.clip(lo + 1, 0, _u.maximum(count - 1, 0))
+    last = _u.maximum(count - 1, 0)
+    lo = _u.clip(_u.floor(pos), 0, last)
+    hi = _u.clip(_u.ceil(pos), 0, last)
+    hi_weight = pos - _u.floor(pos)
     a_b = _s.broadcast_to(a, q.shape + a.shape)
-    lo_v = take_along_axis(a_b, lo.astype(np.int32), -1)
-    hi_v = take_along_axis(a_b, hi.astype(np.int32), -1)
-    out = (lo_v + (pos - lo) * (hi_v - lo_v))[..., 0]
+    lo_v = take_along_axis(a_b, lo.astype(np.int32), -1)[..., 0]
+    hi_v = take_along_axis(a_b, hi.astype(np.int32), -1)[..., 0]
+    hi_weight = hi_weight[..., 0]
+    if method == "linear":
+        out = lo_v * (1 - hi_weight) + hi_v * hi_weight
+    elif method == "lower":
+        out = lo_v
+    elif method == "higher":
+        out = hi_v
+    elif method == "nearest":
+        out = _u.where(hi_weight <= 0.5, lo_v, hi_v)
+    else:  # midpoint
+        out = (lo_v + hi_v) * 0.5
     if skip_nan:
         out = _u.where((count == 0)[..., 0], np.nan, out)
     if keepdims:
         out = out.reshape(q.shape + keep_shape)
-    return _convert_element_type(out, out.dtype, False)  # JAX's result is never weak
+    return out
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

@@ -624,6 +624,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal to themselves)."""
     a, b = promote_args_inexact("isclose", a, b)
     dt = _dtype(a)
+    if _is(a, np.complexfloating):  # |a - b| and |b| are real: compare with real tolerances
+        dt = dtypes.finfo(dt).dtype
     rtol = lax._convert_element_type(rtol, dt, False)
     atol = lax._convert_element_type(atol, dt, False)
     both_nan = lax.bitwise_and(isnan(a), isnan(b))
