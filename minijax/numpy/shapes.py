@@ -795,6 +795,17 @@ _PAD_KWARGS = {
 }
 
 
+def _pad_with_function(array, pad_width, func, kwargs):
+    """``pad`` with a callable ``mode``: zero-pad, then let ``func`` rewrite every lane."""
+    import importlib
+    apply_along_axis = importlib.import_module("minijax.numpy").apply_along_axis  # chapter 04's
+    pad_width = tuple((int(lo), int(hi)) for lo, hi in pad_width)
+    padded = _pad_constant(array, pad_width, 0)
+    for axis in range(_aval(padded).ndim):
+        padded = apply_along_axis(func, axis, padded, pad_width[axis], axis, kwargs)
+    return padded
+
+
 @jnp_jit("_pad", static_argnames=("pad_width", "mode", "stat_length", "end_values",
                                   "reflect_type"))
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -803,7 +814,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     Modes ``'constant'`` (with ``constant_values``), ``'edge'``, ``'wrap'``,
     ``'reflect'``, ``'symmetric'`` (with ``reflect_type``), ``'linear_ramp'``
     (with ``end_values``), ``'maximum'``, ``'minimum'``, ``'mean'``,
-    ``'median'`` (with ``stat_length``) and ``'empty'``; not a callable.
+    ``'median'`` (with ``stat_length``) and ``'empty'``; or a callable
+    ``mode(row, (before, after), axis, kwargs)``, which gets each 1-D lane of
+    the zero-padded array in turn (axis by axis, via ``apply_along_axis``,
+    which chapter 04 registers) and returns it filled in.
 
     >>> pad(asarray([1, 2]), 1)
     Array([0, 1, 2, 0], dtype=int32)
@@ -815,7 +829,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                              for p in pair):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
-        raise NotImplementedError("jnp.pad with a callable mode is not implemented")
+        return _pad_with_function(array, pad_width, mode, kwargs)
     if mode not in _PAD_KWARGS:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])

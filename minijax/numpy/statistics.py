@@ -9,6 +9,7 @@ value (or sort them to the end) and count only the real entries.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -92,23 +93,58 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return _r.sum(d * mid, axis=axis)
 
 
+def _gradient_along(f, h, ax):
+    """One axis of :func:`gradient`: spacing ``h`` is a scalar or the coordinates."""
+    first = _slice(f, ax, 1, 2) - _slice(f, ax, 0, 1)
+    last = _slice(f, ax, -1, None) - _slice(f, ax, -2, -1)
+    if h.ndim == 0:
+        inner = (_slice(f, ax, 2, None) - _slice(f, ax, None, -2)) * 0.5 / h
+        return _s.concatenate([first / h, inner, last / h], ax)
+    if h.ndim != 1:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    if h.shape[0] != f.shape[ax]:
+        raise ValueError("Spacing arrays must have the same length as the "
+                         "dimension along which the gradient is calculated.")
+    x = h.reshape(tuple(-1 if i == ax else 1 for i in range(f.ndim)))
+    dx1 = _slice(x, ax, 1, -1) - _slice(x, ax, 0, -2)    # the step to the left ...
+    dx2 = _slice(x, ax, 2, None) - _slice(x, ax, 1, -1)  # ... and to the right
+    # the second-order-accurate weights of the three neighbours on an uneven grid
+    w_left = -dx2 / (dx1 * (dx1 + dx2))
+    w_mid = (dx2 - dx1) / (dx1 * dx2)
+    w_right = dx1 / (dx2 * (dx1 + dx2))
+    inner = (w_left * _slice(f, ax, 0, -2) + w_mid * _slice(f, ax, 1, -1)
+             + w_right * _slice(f, ax, 2, None))
+    first = first / (_slice(x, ax, 1, 2) - _slice(x, ax, 0, 1))
+    last = last / (_slice(x, ax, -1, None) - _slice(x, ax, -2, -1))
+    return _s.concatenate([first, inner, last], ax)
+
+
 def gradient(f, *varargs, axis=None, edge_order=None):
-    """Central differences inside, one-sided at the ends (unit or scalar spacing)."""
-    f = _c.asarray(f)
-    f = f if dtypes.issubdtype(f.dtype, np.inexact) else f.astype(dtypes.default_float_dtype)
+    """Central differences inside, one-sided at the ends.
+
+    Each spacing in ``varargs`` is a scalar step or a 1-D array of the
+    coordinates along its axis (then the inner points use the three-point
+    formula for uneven steps); one spacing serves every axis.
+    """
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    check_arraylike("gradient", f, *varargs)
+    f, *spacing = promote_dtypes_inexact(_c.asarray(f), *(_c.asarray(h) for h in varargs))
     axes = tuple(range(f.ndim)) if axis is None else (
         (axis,) if isinstance(axis, int) else tuple(axis))
     axes = tuple(ax % f.ndim for ax in axes)
-    spacings = varargs if len(varargs) == len(axes) else (varargs * len(axes) or (1.0,) * len(axes))
-    out = []
-    for ax, h in zip(axes, spacings):
-        if f.shape[ax] < 2:
-            raise ValueError("Shape of array too small to calculate a numerical gradient, "
-                             "at least 2 elements are required.")
-        inner = (_slice(f, ax, 2, None) - _slice(f, ax, None, -2)) / (2.0 * h)
-        first = (_slice(f, ax, 1, 2) - _slice(f, ax, 0, 1)) / h
-        last = (_slice(f, ax, -1, None) - _slice(f, ax, -2, -1)) / h
-        out.append(_s.concatenate([first, inner, last], ax))
+    if not axes:
+        return []
+    if builtins.min(f.shape[ax] for ax in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                         "at least 2 elements are required.")
+    if not spacing:
+        spacing = [_c.asarray(1.0, f.dtype)] * len(axes)
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for {axis=}")
+    out = [_gradient_along(f, h, ax) for ax, h in zip(axes, spacing)]
     return out[0] if len(out) == 1 else out
 
 
@@ -337,23 +373,45 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
-           correction=None):
-    """Variance ignoring NaNs."""
-    a, = promote_dtypes_inexact(_c.asarray(a))
+           correction=None, mean=None):
+    """Variance ignoring NaNs (and the entries ``where`` masks out).
+
+    The NaNs are centred to zero, so they add nothing to the sum of squares,
+    and the count of the others (less ``ddof``) divides it; a lane with no
+    more than ``ddof`` such entries gives NaN. ``mean`` may be given.
+    """
+    check_arraylike("nanvar", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
     ddof = ddof if correction is None else correction
-    ok = ~_u.isnan(a)
-    n = _r.sum(ok, axis=axis, keepdims=True).astype(a.dtype)
-    mean = _r.sum(_nan_to(a, 0), axis=axis, keepdims=True) / n
-    sq = _u.where(ok, _u.square(_u.abs(a - mean)), 0)
-    out_ = _r.sum(sq, axis=axis, keepdims=keepdims) / (
-        _r.sum(ok, axis=axis, keepdims=keepdims).astype(a.dtype) - ddof)
-    return out_ if dtype is None else out_.astype(dtype)
+    a = _c.asarray(a)
+    compute_dtype, result_dtype = _r._var_dtypes(a.dtype, dtype)
+    if dtype is None and dtypes.issubdtype(result_dtype, np.complexfloating):
+        result_dtype = dtypes.finfo(result_dtype).dtype  # a variance is real
+    a = a.astype(compute_dtype)
+    if mean is None:
+        mean = _r.nanmean(a, axis, dtype=compute_dtype, keepdims=True, where=where)
+    else:
+        mean = _c.asarray(mean).astype(compute_dtype)
+    nan = _u.isnan(a)
+    centered = _u.where(nan, 0, a - mean)
+    if dtypes.issubdtype(centered.dtype, np.complexfloating):
+        centered = _u.real(centered * _u.conj(centered))
+    else:
+        centered = _u.square(centered)
+    count = _r.sum(~nan, axis=axis, keepdims=keepdims, where=where) - ddof
+    too_few = count <= 0
+    total = _r.sum(centered, axis=axis, keepdims=keepdims, where=where)
+    total = _u.where(too_few, np.nan, total)
+    out_ = total / _u.where(too_few, 1, count).astype(total.dtype)
+    return out_.astype(result_dtype)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
-           correction=None):
-    """Standard deviation ignoring NaNs."""
-    return _u.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, correction=correction))
+           correction=None, mean=None):
+    """Standard deviation ignoring NaNs: the square root of :func:`nanvar`."""
+    return _u.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where,
+                          correction=correction, mean=mean))
 
 
 # --- covariance --------------------------------------------------------------
