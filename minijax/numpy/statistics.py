@@ -238,24 +238,67 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 # --- quantiles ---------------------------------------------------------------
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _quantile(name, a, q, axis, keepdims, skip_nan, method):
+def _lane_weights(weights, a, axis):
+    """``weights`` broadcast to ``a``'s shape (they may cover only ``axis``)."""
+    weights = _c.asarray(weights)
+    if dtypes.issubdtype(weights.dtype, np.complexfloating):
+        raise ValueError("Weights cannot be complex types.")
+    if weights.shape == a.shape:
+        return weights
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    if weights.shape != (a.shape[axis],):
+        raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                         f"{(a.shape[axis],)}")
+    return _s.broadcast_to(weights.reshape(tuple(-1 if i == axis else 1
+                                                 for i in range(a.ndim))), a.shape)
+
+
+def _inverted_cdf(a, weights, q, skip_nan):
+    """The first sorted value whose cumulative weight reaches ``q`` of the total.
+
+    ``a`` is sorted along its last axis and ``weights`` sorted with it.
+    Negative or NaN weights make the result NaN; NaN data weigh nothing
+    (and, without ``skip_nan``, make the result NaN).
+    """
+    bad = (weights < 0) | _u.isnan(weights)
+    nan_data = _u.isnan(a)
+    weights = _u.where(bad | nan_data, 0, weights)
+    cum = _r.cumsum(weights, axis=-1)
+    target = q.reshape(q.shape + (1,) * a.ndim) * cum[..., -1:]
+    below = (cum < target).astype(np.int32)               # q + rest + (n,)
+    n_valid = (_r.sum(~nan_data, axis=-1, keepdims=True) if skip_nan
+               else _c.full(a.shape[:-1] + (1,), a.shape[-1], np.int32))
+    index = _u.clip(_r.sum(below, axis=-1, keepdims=True), 0,
+                    _u.maximum(n_valid - 1, 0).astype(np.int32))
+    out = take_along_axis(_s.broadcast_to(a, q.shape + a.shape), index, -1)[..., 0]
+    force_nan = _r.any(bad, axis=-1) | (
+        (n_valid[..., 0] == 0) if skip_nan else _r.any(nan_data, axis=-1))
+    return _u.where(force_nan, np.nan, out)
+
+
+def _quantile(name, a, q, axis, keepdims, skip_nan, method, weights=None):
     """Sort along ``axis`` and pick (or blend) the two neighbours of position ``q*(n-1)``.
 
     ``low = floor(pos)`` and ``high = ceil(pos)`` are the neighbours; the
     ``method`` says what to return: ``"linear"`` blends them with weights
     ``1 - frac`` and ``frac``, ``"lower"``/``"higher"`` take one,
     ``"midpoint"`` averages them and ``"nearest"`` takes the closer one
-    (``low`` on a tie, as JAX does). The result has shape
-    ``q.shape + reduced shape``. Without ``skip_nan`` a NaN anywhere along
-    ``axis`` makes that quantile NaN; with it the NaNs (sorted to the end)
-    are left out of ``n``.
+    (``low`` on a tie, as JAX does). ``"inverted_cdf"`` (the only method
+    that takes ``weights``) instead walks the cumulative weights. The result
+    has shape ``q.shape + reduced shape``. Without ``skip_nan`` a NaN
+    anywhere along ``axis`` makes that quantile NaN; with it the NaNs
+    (sorted to the end) are left out of ``n``.
     """
     if method not in _QUANTILE_METHODS:
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          f"'nearest' or 'inverted_cdf'; got {method!r}")
+    if weights is not None and method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  "'inverted_cdf' supports weights.")
     check_arraylike(name, a, q)
     a, q = promote_dtypes_inexact(_c.asarray(a), _c.asarray(q))
     if dtypes.issubdtype(a.dtype, np.complexfloating):
@@ -263,15 +306,25 @@ def _quantile(name, a, q, axis, keepdims, skip_nan, method):
                          "poorly defined.")
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    if method == "inverted_cdf":
+        weights = (_c.ones_like(a) if weights is None
+                   else _lane_weights(weights, a, axis).astype(a.dtype))
     if axis is None:
         keep_shape = (1,) * a.ndim
         a, axis = _s.ravel(a), 0
+        weights = None if weights is None else _s.ravel(weights)
     else:
         axis = operator.index(axis) % a.ndim
         keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
     a = _s.moveaxis(a, axis, -1)
     if not skip_nan:  # one NaN poisons its whole lane
         a = _u.where(_r.any(_u.isnan(a), axis=-1, keepdims=True), np.nan, a)
+    if weights is not None:  # sort the weights along with their values
+        order = _so.argsort(a, axis=-1)
+        a = take_along_axis(a, order, -1)
+        out = _inverted_cdf(a, take_along_axis(_s.moveaxis(weights, axis, -1), order, -1),
+                            q, skip_nan)
+        return out.reshape(q.shape + keep_shape) if keepdims else out
     a = _so.sort(a, axis=-1)  # NaNs sort to the end
     n = a.shape[-1]
     count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True).astype(q.dtype) if skip_nan else n
@@ -303,29 +356,29 @@ def _quantile(name, a, q, axis, keepdims, skip_nan, method):
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
+             keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis``."""
-    return _quantile("quantile", a, q, axis, keepdims, False, method)
+    return _quantile("quantile", a, q, axis, keepdims, False, method, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
+                keepdims=False, *, weights=None):
     """:func:`quantile` ignoring NaNs."""
-    return _quantile("nanquantile", a, q, axis, keepdims, True, method)
+    return _quantile("nanquantile", a, q, axis, keepdims, True, method, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
+               keepdims=False, *, weights=None):
     """The ``q``-th percentiles (``0 <= q <= 100``): quantile of ``q / 100``."""
     q, = promote_dtypes_inexact(_c.asarray(q))
-    return _quantile("percentile", a, q / 100, axis, keepdims, False, method)
+    return _quantile("percentile", a, q / 100, axis, keepdims, False, method, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
+                  keepdims=False, *, weights=None):
     """:func:`percentile` ignoring NaNs."""
     q, = promote_dtypes_inexact(_c.asarray(q))
-    return _quantile("nanpercentile", a, q / 100, axis, keepdims, True, method)
+    return _quantile("nanpercentile", a, q / 100, axis, keepdims, True, method, weights)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
