@@ -190,3 +190,7 @@ def test_every_cpu_lowering_has_a_cuda_lowering_or_a_reason():
     assert not stale, f"listed as not lowered for CUDA, but lowered after all: {stale}"
     extra = sorted(p.name for p in CUDA_LOWERINGS if p not in CPU_LOWERINGS)
     assert not extra, f"lowered for CUDA but not for the CPU: {extra}"
+
+
+# --- random_clone (docstring-examples work): a key primitive like random_wrap -----------------
+_WHY_NOT_TRANSPOSABLE["random_clone"] = _RANDOM

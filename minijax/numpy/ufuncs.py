@@ -410,6 +410,8 @@ def rint(x, /):
     x = asarray(x)
     if _is_int_or_bool(x):
         return lax._convert_element_type(x, dtypes.default_float_dtype, False)
+    if _is(x, np.complexfloating):  # the real and imaginary parts round on their own
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
