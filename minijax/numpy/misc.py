@@ -56,7 +56,9 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if isinstance(obj, slice):
         drop = np.arange(n)[obj]
     else:
-        drop = np.asarray(obj)  # must be concrete, as in JAX without assume_unique_indices
+        # must be concrete, as in JAX without assume_unique_indices: a tracer's
+        # ``tolist`` raises JAX's ConcretizationTypeError
+        drop = np.asarray(obj.tolist() if hasattr(obj, "aval") else obj)
         if drop.dtype == np.bool_:
             drop = np.flatnonzero(drop)
         drop = np.where(drop < 0, drop + n, drop)
