@@ -15,6 +15,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.numpy import creation as _c, reductions as _r, shapes as _s, ufuncs as _u
+from minijax.numpy import sorting as _so
 from minijax.numpy.indexing import take, take_along_axis
 from minijax.numpy.set_ops import nonzero
 from minijax.numpy.tensor_contractions import matmul
@@ -46,6 +47,21 @@ def append(arr, values, axis=None):
     return _s.concatenate([arr, values], axis=axis)
 
 
+def _delete_unique(arr, obj, axis):
+    """``delete`` of distinct (maybe traced) indices: the kept positions by counting.
+
+    With the dropped indices sorted and each lowered by its rank, output
+    position ``i`` reads input ``i + (how many of them are <= i)``.
+    """
+    n = arr.shape[axis]
+    obj = _s.ravel(obj)
+    obj = _u.clip(_u.where(obj < 0, obj + n, obj), 0, n)
+    obj = _so.sort(obj) - _c.arange(obj.shape[0], dtype=obj.dtype)
+    i = _c.arange(n - obj.shape[0], dtype=obj.dtype)
+    i = i + _r.sum(i[None, :] >= obj[:, None], axis=0, dtype=i.dtype)
+    return arr[(slice(None),) * axis + (i,)]
+
+
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """``arr`` without the entries ``obj`` (an int, slice or concrete index array)."""
     arr = _c.asarray(arr)
@@ -53,6 +69,9 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         arr, axis = _s.ravel(arr), 0
     axis = operator.index(axis) % arr.ndim
     n = arr.shape[axis]
+    if (assume_unique_indices and not isinstance(obj, (slice, int, np.integer))
+            and dtypes.issubdtype(_c.asarray(obj).dtype, np.integer)):
+        return _delete_unique(arr, _c.asarray(obj), axis)
     if isinstance(obj, slice):
         drop = np.arange(n)[obj]
     else:
