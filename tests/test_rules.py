@@ -194,3 +194,5 @@ def test_every_cpu_lowering_has_a_cuda_lowering_or_a_reason():
 
 # --- random_clone (docstring-examples work): a key primitive like random_wrap -----------------
 _WHY_NOT_TRANSPOSABLE["random_clone"] = _RANDOM
+# --- eig (docstring-examples work): a nonlinear factorization, as eigh ------------------------
+_WHY_NOT_TRANSPOSABLE["eig"] = _NONLINEAR_LINALG

@@ -599,3 +599,7 @@ def _fft_rule(x, bdim, *, fft_type, fft_lengths):
 
 
 batching_rules[lax.fft_p] = _single(_fft_rule)
+
+
+# --- eig (not symmetric): maps over leading axes, as the other factorizations ---------------
+batching_rules[lax.linalg.eig_p] = _leading_batch_rule(lax.linalg.eig_p)

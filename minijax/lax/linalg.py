@@ -30,7 +30,7 @@ from minijax.lax.shapes import multiple_results_primitive
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
            "eigh", "svd", "cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p",
-           "svd_p", "lu_pivots_to_permutation_p"]
+           "svd_p", "lu_pivots_to_permutation_p", "eig", "eig_p"]
 
 
 # --- shared checks ------------------------------------------------------------------------
@@ -313,6 +313,57 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     v, w = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues,
                        subset_by_index=subset_by_index, algorithm=None)
     return v, w
+
+
+# --- eig (not symmetric) --------------------------------------------------------------------
+def _complex_dtype(dtype) -> np.dtype:
+    return np.dtype(np.complex64 if np.dtype(dtype).itemsize <= 4 else np.complex128)
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       enable_eigvec_derivs, implementation):
+    _check_matrix("eig", x, square=True)
+    c = x.update(dtype=_complex_dtype(x.dtype), weak_type=False)
+    outs = [c.update(shape=x.shape[:-1])]
+    return outs + [c] * (int(compute_left_eigenvectors) + int(compute_right_eigenvectors))
+
+
+def _eig_one(a, left: bool, right: bool):
+    """LAPACK's ``geev`` on one matrix, in the matrix's own precision (as XLA on CPU)."""
+    cdt = _complex_dtype(a.dtype)
+    if not np.all(np.isfinite(a)):  # geev refuses: NaNs, as XLA
+        nan = np.full(a.shape, np.nan + 1j * np.nan, cdt)
+        return [nan[0]] + [nan] * (int(left) + int(right))
+    out = scipy.linalg.eig(a, left=left, right=right)
+    out = out if isinstance(out, tuple) else (out,)  # (w,) or (w, vl) / (w, vr) / (w, vl, vr)
+    return [np.asarray(o).astype(cdt) for o in out]
+
+
+def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+              enable_eigvec_derivs, implementation):
+    x = np.asarray(x)
+    left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
+    count = 1 + int(left) + int(right)
+    return [_per_matrix(lambda a, k=k: _eig_one(a, left, right)[k], x) for k in range(count)]
+
+
+eig_p = multiple_results_primitive("eig", _eig_abstract_eval, _eig_impl)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation=None, use_magma=None):
+    """Eigenvalues ``w`` of a square (not necessarily symmetric) ``x``, then its left
+    eigenvectors ``vl`` (``vl^H x = w vl^H``) and right ones ``vr`` (``x vr = vr w``)
+    when asked: a list ``[w, vl, vr]`` (or fewer), all complex.
+
+    Each eigenvector has unit norm and its largest component real (LAPACK's
+    ``geev`` choice). Derivatives are of the eigenvalues only, unless
+    ``enable_eigvec_derivs`` (the eigenvectors' then assume distinct eigenvalues).
+    """
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                      implementation=implementation)
 
 
 # --- svd ------------------------------------------------------------------------------------

@@ -27,13 +27,13 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy import (creation, indexing, reductions, shapes, tensor_contractions,
                            ufuncs)
 from minijax.numpy.creation import asarray
-from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
+from minijax.numpy.util import check_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["norm", "cond", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_power", "matrix_rank",
            "lstsq", "multi_dot", "outer", "cross", "trace", "diagonal", "matmul",
            "matrix_transpose", "vecdot", "tensordot", "tensorinv", "tensorsolve", "SlogdetResult",
-           "QRResult", "SVDResult", "EighResult"]
+           "QRResult", "SVDResult", "EighResult", "eig", "eigvals", "EigResult"]
 
 
 def _sum_of_squares(x, axis, keepdims):
@@ -148,6 +148,11 @@ class SVDResult(NamedTuple):
     U: Any
     S: Any
     Vh: Any
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
 
 
 class EighResult(NamedTuple):
@@ -300,6 +305,23 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
         raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
+
+
+def eig(a):
+    """``EigResult(eigenvalues, eigenvectors)`` of a square, not necessarily
+    symmetric matrix: complex, not sorted; column ``i`` of the eigenvectors
+    goes with eigenvalue ``i``. (Run on the host: LAPACK's ``geev``.)"""
+    a, = _inexact("jnp.linalg.eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jnp_jit("eigvals")
+def eigvals(a):
+    """The (complex, unsorted) eigenvalues of a square matrix."""
+    a, = _inexact("jnp.linalg.eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):

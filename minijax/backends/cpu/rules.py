@@ -1683,3 +1683,12 @@ def register_lower_fun_lowering(prim) -> None:
     chapter 13's ``random_gamma``): the planner inlines that jaxpr, so this entry
     only records, in the table, that the primitive is lowered ("expand")."""
     register(prim, _expanded, "expand")
+
+
+# =============================================================================
+# eig (not symmetric): LAPACK's geev through SciPy, called back on the host
+# =============================================================================
+# Numba's ``np.linalg.eig`` cannot return complex results for a real matrix
+# (whose eigenvalues may come in conjugate pairs), so, as ``fft``, the kernel
+# hands its buffers to ``eig``'s own impl rule.
+register(lax.linalg.eig_p, _host_callback, "call", complex=True)

@@ -1222,3 +1222,9 @@ def register_lower_fun_lowering(prim) -> None:
     the planner inlines the jaxpr of the primitive's function (``random_gamma``),
     for CUDA as for the CPU."""
     register(prim, CPU_LOWERINGS[prim].fn, "expand")
+
+
+# =============================================================================
+# eig (not symmetric): on the host, between kernels (as fft): geev through SciPy
+# =============================================================================
+register(lax.linalg.eig_p, _host_call, "host", complex=True)
