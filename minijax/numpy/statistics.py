@@ -324,7 +324,8 @@ def _quantile(name, a, q, axis, keepdims, skip_nan, method, weights=None):
         a = take_along_axis(a, order, -1)
         out = _inverted_cdf(a, take_along_axis(_s.moveaxis(weights, axis, -1), order, -1),
                             q, skip_nan)
-        return out.reshape(q.shape + keep_shape) if keepdims else out
+        out = out.reshape(q.shape + keep_shape) if keepdims else out
+        return _convert_element_type(out, a.dtype, False)  # never weakly typed, as JAX
     a = _so.sort(a, axis=-1)  # NaNs sort to the end
     n = a.shape[-1]
     count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True).astype(q.dtype) if skip_nan else n
@@ -352,7 +353,7 @@ def _quantile(name, a, q, axis, keepdims, skip_nan, method, weights=None):
         out = _u.where((count == 0)[..., 0], np.nan, out)
     if keepdims:
         out = out.reshape(q.shape + keep_shape)
-    return out
+    return _convert_element_type(out, a.dtype, False)  # never weakly typed, as JAX
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
