@@ -49,3 +49,14 @@ def test_delete_of_traced_indices_needs_assume_unique_indices():
 def test_repeat_of_traced_repeats_needs_total_repeat_length():
     with pytest.raises(ConcretizationTypeError):  # from JAX 0.10.2
         jax.jit(jnp.repeat, static_argnames="axis")(jnp.arange(2), jnp.array([1, 2]), axis=0)
+
+
+def test_eig_on_every_backend(jit_backend):
+    """``eig`` is a host call on the compiled targets (LAPACK's geev through SciPy):
+    the same values as the interpreter, batched or not."""
+    a = jnp.array([[[2., 1., 5.], [3., 4., 7.], [1., 3., 5.]], [[1., 2.5, 0.], [2., 1., 0.], [0., 0., 3.]]])
+    w, v = jax.jit(jnp.linalg.eig)(a)
+    assert w.dtype == v.dtype == jnp.complex64
+    w_np, v_np = jnp.linalg.eig(a)
+    assert jnp.allclose(w, w_np) and jnp.allclose(v, v_np)
+    assert jnp.allclose(jnp.matmul(a.astype(jnp.complex64), v), v * w[:, None, :], atol=1e-5)

@@ -45,3 +45,11 @@ def test_delta_orthogonal_checks_the_shape():
         init(jax.random.key(0), (3, 3))
     with pytest.raises(ValueError, match="fan_in"):  # from JAX 0.10.2
         init(jax.random.key(0), (3, 4, 2))
+
+
+def test_clone_on_every_backend(jit_backend):
+    key = jax.random.key(3)
+    draw = jax.jit(lambda k: jax.random.normal(jax.random.clone(k), (3,)))(key)
+    assert jnp.array_equal(draw, jax.random.normal(key, (3,)))
+    raw = jax.jit(jax.random.clone)(jax.random.PRNGKey(7))
+    assert raw.dtype == jnp.uint32 and raw.tolist() == [0, 7]
