@@ -60,6 +60,7 @@ MODULES = {
     "minijax.numpy.sorting": 0,
     "minijax.numpy.reductions": 0,
     "minijax.numpy.tensor_contractions": 0,
+    "minijax.numpy.einsum_paths": 0,
     "minijax.numpy.linalg": 0,
     "minijax.numpy.indexing": 0,
     "minijax.numpy.set_ops": 0,

@@ -417,15 +417,29 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 
 def multi_dot(arrays, *, precision=None):
-    """The product of a chain of matrices (a first 1-d array is a row, a last a column)."""
-    arrays = [asarray(x) for x in arrays]
-    if len(arrays) < 2:
+    """The product of a chain of matrices (a first 1-d array is a row, a last a column),
+    in the cheapest order: it is one :func:`~minijax.numpy.einsum`, whose path search
+    picks where the parentheses go."""
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
+    arrs = [asarray(x) for x in arrays]
+    if len(arrs) < 2:
         raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)="
-                         f"{len(arrays)}")
-    out = arrays[0]
-    for x in arrays[1:]:
-        out = tensor_contractions.dot(out, x, precision=precision)
-    return out
+                         f"{len(arrs)}")
+    if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2)
+            and all(a.ndim == 2 for a in arrs[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for"
+                         " the first and last array which may be 1 or 2 dimensional."
+                         f" Got array shapes {[a.shape for a in arrs]}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(arrs[:-1], arrs[1:])):
+        raise ValueError("multi_dot: last dimension of each array must match first dimension"
+                         f" of following array. Got array shapes {[a.shape for a in arrs]}")
+    axes = [(i, i + 1) for i in range(len(arrs))]  # matrix i is indexed by labels i, i+1
+    if arrs[0].ndim == 1:
+        axes[0] = axes[0][1:]
+    if arrs[-1].ndim == 1:
+        axes[-1] = axes[-1][:1]
+    args = [x for pair in zip(arrs, axes) for x in pair]
+    return tensor_contractions.einsum(*args, optimize="auto", precision=precision)
 
 
 def outer(x1, x2, /):
