@@ -418,6 +418,10 @@ def as_key_array(x):
     return x
 
 
+from minijax.stages import output_wrappers as _compiled_output_wrappers  # noqa: E402
+_compiled_output_wrappers.append(as_key_array)  # jit's key-typed results: PRNGKeyArray too
+
+
 def _check_prng_key_data(impl: PRNGImpl, key_data) -> None:
     """JAX's checks that ``key_data`` can be the raw data of keys of ``impl``."""
     ndim = len(impl.key_shape)

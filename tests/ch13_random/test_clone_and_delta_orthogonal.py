@@ -53,3 +53,15 @@ def test_clone_on_every_backend(jit_backend):
     assert jnp.array_equal(draw, jax.random.normal(key, (3,)))
     raw = jax.jit(jax.random.clone)(jax.random.PRNGKey(7))
     assert raw.dtype == jnp.uint32 and raw.tolist() == [0, 7]
+
+
+def test_jit_returns_typed_keys_as_key_arrays(jit_backend):
+    """A jitted function's key-typed results print as eager ones do (as JAX's)."""
+    key = jax.random.key(0)
+    split = jax.jit(lambda k: jax.random.split(k, 2))
+    want = ("Array((2,), dtype=key<fry>) overlaying:\n"
+            "[[1797259609 2579123966]\n [ 928981903 3453687069]]")  # from JAX 0.10.2
+    assert repr(split(key)) == want
+    assert repr(split.lower(key).compile()(key)) == want
+    assert repr(jax.jit(jax.random.clone)(key)) == ("Array((), dtype=key<fry>) overlaying:\n"
+                                                   "[0 0]")  # from JAX 0.10.2
