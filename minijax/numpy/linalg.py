@@ -221,10 +221,21 @@ def _lu_det_parts(a):
     return diag, parity
 
 
+@jnp_jit("det")
 def det(a):
     """The determinant: the product of ``U``'s diagonal, negated for an odd permutation."""
     a, = _inexact("jnp.linalg.det", a)
     _check_square("jnp.linalg.det", a)
+    n = _shape(a)[-1]
+    if n == 2:  # small matrices: the explicit formula, as JAX (exact for small integers)
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if n == 3:  # the rule of Sarrus
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
     diag, parity = _lu_det_parts(a)
     sign = (1 - 2 * parity).astype(get_aval(a).dtype)
     return sign * reductions.prod(diag, axis=-1)

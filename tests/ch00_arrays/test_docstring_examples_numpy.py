@@ -267,3 +267,17 @@ def test_quantile_rejects_weights_without_inverted_cdf():
 def test_r_rejects_a_string_after_the_first_item():
     with pytest.raises(ValueError, match="string directive must be placed at the beginning"):
         jnp.r_[[1, 2], "r"]
+
+
+def test_det_of_small_matrices_by_formula():
+    """JAX computes 2x2 and 3x3 determinants by the explicit formulas (inside a
+    ``jit`` named det), so small integer matrices give exact results."""
+    import minijax
+    assert repr(jnp.linalg.det(jnp.array([[1, 2], [3, 4]]))) == "Array(-2., dtype=float32)"  # from JAX 0.10.2
+    a3 = jnp.array([[2., 1, 5], [3, 4, 7], [1, 3, 5]])
+    assert repr(jnp.linalg.det(a3)) == "Array(15., dtype=float32)"  # from JAX 0.10.2
+    assert repr(minijax.grad(jnp.linalg.det)(a3)) == (
+        "Array([[ -1.,  -8.,   5.],\n       [ 10.,   5.,  -5.],\n"
+        "       [-13.,   1.,   5.]], dtype=float32)")  # from JAX 0.10.2
+    assert str(minijax.make_jaxpr(jnp.linalg.det)(jnp.ones((2, 2)))).endswith(
+        "{ lambda ; m:f32[2,2]. let n:f32[] = jit[name=det jaxpr=det] m in (n,) }")  # from JAX 0.10.2
