@@ -11,8 +11,10 @@ the last two axes of its operands and batched over any leading axes:
 * ``eigh(a)``: eigenvectors and (ascending) eigenvalues of a Hermitian ``a``;
 * ``svd(a)``: ``a = U @ diag(s) @ V^H``.
 
-The impls call NumPy/SciPy (LAPACK underneath, as XLA on CPU) one matrix at a
-time where NumPy cannot batch; ``lu`` is written out below, because its
+The impls call SciPy's LAPACK wrappers one matrix at a time: JAX's CPU kernels
+call the very same LAPACK routines (``potrf``, ``geqrf``, ``syevd``, ``gesdd``,
+``geev``) from SciPy's library, so the results agree to the last bit, which
+NumPy's own (differently built) LAPACK does not promise; ``lu`` is written out below, because its
 ``pivots`` output is a LAPACK detail NumPy does not return. As in JAX, a
 failed factorization (``cholesky`` of a matrix that is not positive definite)
 gives NaNs rather than an exception.
@@ -61,10 +63,30 @@ def _per_matrix(fn, *arrays):
     return np.stack(outs).reshape(batch + outs[0].shape)
 
 
+def _per_matrix_many(fn, x, count):
+    """``fn(matrix)`` gives ``count`` results; each stacked over ``x``'s batch axes."""
+    batch = x.shape[:-2]
+    results = [fn(x[idx]) for idx in np.ndindex(*batch)]
+    return [np.stack([r[k] for r in results]).reshape(batch + np.shape(results[0][k]))
+            for k in range(count)]
+
+
+def _scipy_or_numpy(scipy_fn, numpy_fn, x, count):
+    """``count`` result stacks of ``scipy_fn`` on each matrix of ``x`` (SciPy's LAPACK,
+    as XLA's CPU kernels); ``numpy_fn`` on the whole stack where SciPy refuses
+    (empty matrices or batches) or LAPACK fails (it then raises as NumPy does)."""
+    if x.size == 0:
+        return numpy_fn(x)
+    try:
+        return _per_matrix_many(scipy_fn, x, count)
+    except (ValueError, np.linalg.LinAlgError):
+        return numpy_fn(x)
+
+
 # --- cholesky -------------------------------------------------------------------------------
 def _cholesky_one(a):
     try:
-        return np.linalg.cholesky(a)
+        return scipy.linalg.cholesky(a, lower=True, check_finite=False)  # LAPACK's potrf
     except np.linalg.LinAlgError:  # not positive definite: NaNs, as XLA
         return np.full(a.shape, np.nan, a.dtype)
 
@@ -270,7 +292,11 @@ def _qr_abstract_eval(x, *, full_matrices, pivoting, use_magma):
 
 
 def _qr_impl(x, *, full_matrices, pivoting, use_magma):
-    q, r = np.linalg.qr(np.asarray(x), mode="complete" if full_matrices else "reduced")
+    x = np.asarray(x)
+    q, r = _scipy_or_numpy(
+        lambda a: scipy.linalg.qr(a, mode="full" if full_matrices else "economic",
+                                  check_finite=False),
+        lambda a: np.linalg.qr(a, mode="complete" if full_matrices else "reduced"), x, 2)
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
@@ -294,7 +320,9 @@ def _eigh_abstract_eval(x, *, lower, sort_eigenvalues, subset_by_index, algorith
 
 def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     x = np.asarray(x)
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")  # ascending eigenvalues
+    w, v = _scipy_or_numpy(  # ascending eigenvalues, by LAPACK's syevd/heevd
+        lambda a: scipy.linalg.eigh(a, lower=lower, driver="evd", check_finite=False),
+        lambda a: np.linalg.eigh(a, UPLO="L" if lower else "U"), x, 2)
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
@@ -344,7 +372,10 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
     x = np.asarray(x)
     left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
     count = 1 + int(left) + int(right)
-    return [_per_matrix(lambda a, k=k: _eig_one(a, left, right)[k], x) for k in range(count)]
+    if x.size == 0:
+        cdt = _complex_dtype(x.dtype)
+        return [np.zeros(x.shape[:-1], cdt)] + [np.zeros(x.shape, cdt)] * (count - 1)
+    return _per_matrix_many(lambda a: _eig_one(a, left, right), x, count)
 
 
 eig_p = multiple_results_primitive("eig", _eig_abstract_eval, _eig_impl)
@@ -383,9 +414,13 @@ def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorit
 
 def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     x = np.asarray(x)
-    if not compute_uv:
-        return [np.linalg.svd(x, compute_uv=False).astype(_real_dtype(x.dtype))]
-    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    if not compute_uv:  # LAPACK's gesdd
+        s, = _scipy_or_numpy(lambda a: [scipy.linalg.svd(a, compute_uv=False, check_finite=False)],
+                             lambda a: [np.linalg.svd(a, compute_uv=False)], x, 1)
+        return [s.astype(_real_dtype(x.dtype))]
+    u, s, vh = _scipy_or_numpy(
+        lambda a: scipy.linalg.svd(a, full_matrices=full_matrices, check_finite=False),
+        lambda a: np.linalg.svd(a, full_matrices=full_matrices), x, 3)
     return [s.astype(_real_dtype(x.dtype)), u.astype(x.dtype), vh.astype(x.dtype)]
 
 
