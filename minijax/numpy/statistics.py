@@ -309,7 +309,17 @@ def _quantile(name, a, q, axis, keepdims, skip_nan, method, weights=None):
     if method == "inverted_cdf":
         weights = (_c.ones_like(a) if weights is None
                    else _lane_weights(weights, a, axis).astype(a.dtype))
-    if axis is None:
+    if isinstance(axis, tuple):  # several axes: move them last and merge them into one
+        if weights is not None:
+            raise NotImplementedError("minijax: quantile weights with a tuple axis")
+        axes = tuple(operator.index(ax) % a.ndim for ax in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+        a = _s.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+        a = a.reshape(a.shape[:a.ndim - len(axes)] + (-1,))
+        axis = a.ndim - 1
+    elif axis is None:
         keep_shape = (1,) * a.ndim
         a, axis = _s.ravel(a), 0
         weights = None if weights is None else _s.ravel(weights)

@@ -281,3 +281,12 @@ def test_det_of_small_matrices_by_formula():
         "       [-13.,   1.,   5.]], dtype=float32)")  # from JAX 0.10.2
     assert str(minijax.make_jaxpr(jnp.linalg.det)(jnp.ones((2, 2)))).endswith(
         "{ lambda ; m:f32[2,2]. let n:f32[] = jit[name=det jaxpr=det] m in (n,) }")  # from JAX 0.10.2
+
+
+def test_quantile_over_several_axes():
+    x = jnp.arange(24.).reshape(2, 3, 4) % 7
+    assert repr(jnp.quantile(x, 0.3, axis=(0, 2))) == (
+        "Array([1.       , 3.1000001, 1.1000001], dtype=float32)")  # from JAX 0.10.2
+    assert jnp.quantile(x, jnp.array([0.3, 0.8]), axis=(2, 0), keepdims=True).shape == (2, 1, 3, 1)
+    with pytest.raises(ValueError, match="repeated axis"):
+        jnp.quantile(x, 0.5, axis=(0, 0))
