@@ -268,12 +268,15 @@ def _parse_einsum(subscripts: str, shapes):
     for term, shape in zip(inputs, shapes):
         if "..." in term:
             ell_ndim = max(ell_ndim, len(shape) - (len(term) - 3))
-    ell = "".join(spare[:ell_ndim])
+    # As opt_einsum (whose letters fix JAX's order of contracted labels): as many spare
+    # letters as the largest rank, each ``...`` taking the last ones it needs.
+    spare = "".join(spare[:max((len(shape) for shape in shapes), default=0)])
+    ell = spare[len(spare) - ell_ndim:] if ell_ndim else ""
     expanded = []
     for i, (term, shape) in enumerate(zip(inputs, shapes)):
         if "..." in term:
             n = len(shape) - (len(term) - 3)
-            term = term.replace("...", ell[len(ell) - n:] if n else "")
+            term = term.replace("...", spare[len(spare) - n:] if n > 0 else "")
         if len(term) != len(shape):
             raise ValueError(f"Einstein sum subscript '{inputs[i]}' does not contain the "
                              f"correct number of indices for operand {i}.")

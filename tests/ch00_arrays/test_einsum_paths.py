@@ -91,3 +91,10 @@ def test_the_cheaper_order_is_chosen():
 def test_three_operands_at_once_is_refused():
     with pytest.raises(NotImplementedError, match="3 or more"):
         jnp.einsum("ij,jk,kl", X, Y, Z, optimize=[(0, 1, 2)])
+
+
+def test_ellipsis_letters_as_opt_einsum_picks_them():
+    """``...`` takes the last of as many spare letters as the largest rank has (which
+    also fixes the order of contracted labels in the jaxpr)."""
+    info = jnp.einsum_path("ij...,jk...->ik", np.ones((2, 3, 4, 5)), np.ones((3, 2, 4, 5)))[1]
+    assert str(info) == '  Complete contraction:  ijcd,jkcd->ik\n         Naive scaling:  5\n     Optimized scaling:  5\n      Naive FLOP count:  4.800e+2\n  Optimized FLOP count:  4.800e+2\n   Theoretical speedup:  1.000e+0\n  Largest intermediate:  4.000e+0 elements\n--------------------------------------------------------------------------------\nscaling        BLAS                current                             remaining\n--------------------------------------------------------------------------------\n   5           TDOT          jkcd,ijcd->ik                                ik->ik'  # from JAX 0.10.2
