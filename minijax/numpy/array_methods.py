@@ -160,7 +160,8 @@ def _byteswap(self):
 
 
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
-    """``x.compress(condition, axis)``: ``jnp.compress(condition, x, axis)`` (the array comes second)."""
+    """``x.compress(condition, axis)``: ``jnp.compress(condition, x, axis)``
+    (in the function the array comes second)."""
     return _jnp().compress(condition, self, axis=axis, out=out, size=size, fill_value=fill_value)
 
 

@@ -28,7 +28,8 @@ __all__ = [
     "frexp", "modf", "logaddexp2", "nextafter", "spacing", "iscomplex", "isreal",
     "iscomplexobj", "isrealobj", "isscalar", "unstack", "vecdot", "matvec", "vecmat",
     "bitwise_count", "bitwise_invert", "get_printoptions", "printoptions",
-    "set_printoptions", "array_repr", "array_str", "frombuffer", "fromstring", "from_dlpack", "load", "save", "savez",
+    "set_printoptions", "array_repr", "array_str", "frombuffer", "fromstring", "from_dlpack",
+    "load", "save", "savez",
     "fromiter", "iterable", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
     "polyint", "vander", "bartlett", "blackman", "hamming", "hanning", "kaiser",
     "trim_zeros", "packbits", "unpackbits", "put", "put_along_axis", "choose",
@@ -533,7 +534,8 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0):
 
 
 def fromstring(string, dtype=float, count=-1, *, sep):
-    """An array from the numbers written in ``string``, separated by ``sep`` (NumPy parses them)."""
+    """An array of the numbers written in ``string``, separated by ``sep``
+    (NumPy parses them)."""
     return _c.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
