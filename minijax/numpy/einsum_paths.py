@@ -16,10 +16,12 @@ order and prints the same jaxpr:
   less one, plus one if some label is summed away;
 * ``"optimal"`` tries every order of pairwise contractions (depth-first, and
   abandoning a partial order as soon as it costs more than the best complete
-  one found so far), ``"greedy"`` repeatedly contracts the pair whose result
-  saves the most memory. ``"auto"`` (the default) is ``"optimal"`` for up to 4
-  operands; beyond that opt_einsum runs branch-and-bound searches that
-  minijax replaces by its greedy search, so the orders may differ there.
+  one found so far); ``"branch-all"``/``"branch-2"``/``"branch-1"`` try, at
+  each step, all / the 2 / the 1 most memory-saving pairs (branch and bound);
+  ``"greedy"`` repeatedly contracts the pair whose result saves the most
+  memory. ``"auto"`` (the default) is ``"optimal"`` for up to 4 operands,
+  then ``"branch-all"`` (5-6), ``"branch-2"`` (7-8), ``"branch-1"`` (9-14)
+  and ``"greedy"`` beyond, as opt_einsum.
 
 ``einsum_path`` returns the path and a :class:`PathInfo` whose printout is
 opt_einsum's table (the FLOP counts, the scaling of each step, and which
@@ -27,6 +29,7 @@ BLAS routine a step could use).
 """
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from decimal import Decimal
@@ -89,7 +92,8 @@ def optimal_path(input_sets, output_set, sizes):
         if len(remaining) == 1:
             best["flops"], best["path"] = flops, path
             return
-        for i, j in itertools.combinations(sorted(remaining), 2):
+        for i, j in itertools.combinations(remaining, 2):  # (a set: opt_einsum's order)
+            i, j = min(i, j), max(i, j)
             key = (inputs[i], inputs[j])
             if key not in cache:
                 cache[key] = _pair_cost(inputs, output_set, remaining, i, j, sizes)
@@ -103,27 +107,135 @@ def optimal_path(input_sets, output_set, sizes):
     return _ssa_to_linear(best["path"])
 
 
+def branch_path(input_sets, output_set, sizes, nbranch=None, cutoff_factor=4):
+    """Branch and bound: at each step try the ``nbranch`` most promising pairs (all
+    with ``None``), most memory saved first, pairs sharing a label before outer
+    products; abandon an order once it costs more than the best complete one, or
+    more than ``cutoff_factor`` times the best seen at the same depth."""
+    best = {"flops": math.inf, "size": math.inf, "path": None}
+    best_at_depth = {}
+    size_cache = {k: size_of(k, sizes) for k in input_sets}
+    cost_cache = {}
+
+    def search(path, inputs, remaining, flops, size):
+        if len(remaining) == 1:
+            best.update(flops=flops, size=size, path=path)
+            return
+
+        def assess(i, j):
+            k1, k2 = inputs[i], inputs[j]
+            if (k1, k2) not in cost_cache:
+                cost_cache[k1, k2] = _pair_cost(inputs, output_set, remaining, i, j, sizes)
+            k12, flops12 = cost_cache[k1, k2]
+            if k12 not in size_cache:
+                size_cache[k12] = size_of(k12, sizes)
+            new_flops, new_size = flops + flops12, max(size, size_cache[k12])
+            if (new_flops, new_size) >= (best["flops"], best["size"]):
+                return None
+            depth_best = best_at_depth.get(len(inputs), math.inf)
+            if new_flops < depth_best:
+                best_at_depth[len(inputs)] = new_flops
+            elif new_flops > cutoff_factor * depth_best:
+                return None
+            saved = size_cache[k12] - size_cache[k1] - size_cache[k2]
+            return saved, flops12, new_flops, new_size, (i, j), k12
+
+        candidates = []
+        for sharing_only in (True, False):  # outer products only if nothing shares a label
+            for i, j in itertools.combinations(remaining, 2):
+                i, j = min(i, j), max(i, j)
+                if sharing_only and inputs[i].isdisjoint(inputs[j]):
+                    continue
+                candidate = assess(i, j)
+                if candidate:
+                    heapq.heappush(candidates, candidate)
+            if candidates:
+                break
+        tried = 0
+        while (nbranch is None or tried < nbranch) and candidates:
+            _, _, new_flops, new_size, (i, j), k12 = heapq.heappop(candidates)
+            search(path + ((i, j),), inputs + (k12,), (remaining - {i, j}) | {len(inputs)},
+                   new_flops, new_size)
+            tried += 1
+
+    search((), tuple(input_sets), set(range(len(input_sets))), 0, 0)
+    return _ssa_to_linear(best["path"])
+
+
 def greedy_path(input_sets, output_set, sizes):
-    """Repeatedly contract the pair that shrinks memory the most (result size less the
-    two inputs' sizes); pairs sharing a label come before outer products."""
-    inputs = list(input_sets)
-    alive = list(range(len(inputs)))  # creation numbers of the current operands
+    """opt_einsum's greedy search: contract identical operands first; then, again and
+    again, the pair sharing a label whose result saves the most memory (ties: the
+    operands made last); finally multiply out what is left, smallest first.
+
+    A label is dropped from a result once no other operand needs it (the
+    reference counts say which labels two, or three or more, operands carry).
+    """
+    if len(input_sets) == 1:
+        return [(0,)]
+    inputs = [frozenset(x) for x in input_sets]
+    output = frozenset(output_set) | frozenset.intersection(*inputs)  # labels all share stay
+    remaining = {}  # operand labels -> creation number
+    next_id = itertools.count(len(inputs))
     ssa_path = []
-    while len(alive) > 1:
-        remaining = set(alive)
-        best = None
-        for i, j in itertools.combinations(alive, 2):
-            outer = not (inputs[i] & inputs[j])
-            labels, _ = _pair_cost(inputs, output_set, remaining, i, j, sizes)
-            removed = (size_of(labels, sizes) - size_of(inputs[i], sizes)
-                       - size_of(inputs[j], sizes))
-            key = (outer, removed, i, j)
-            if best is None or key < best[0]:
-                best = (key, labels)
-        (_, _, i, j), labels = best
-        ssa_path.append((i, j))
-        inputs.append(labels)
-        alive = [k for k in alive if k not in (i, j)] + [len(inputs) - 1]
+    for ssa_id, key in enumerate(inputs):
+        if key in remaining:  # an identical operand: contract the two at once
+            ssa_path.append((remaining[key], ssa_id))
+            remaining[key] = next(next_id)
+        else:
+            remaining[key] = ssa_id
+    holders = {}  # summable label -> the operands carrying it
+    for key in remaining:
+        for label in key - output:
+            holders.setdefault(label, set()).add(key)
+    shared_by = {n: {d for d, keys in holders.items() if len(keys) >= n} - output for n in (2, 3)}
+    footprint = {key: size_of(key, sizes) for key in remaining}
+
+    def candidate(k1, k2):
+        either, both = k1 | k2, k1 & k2
+        k12 = (either & output) | (both & shared_by[3]) | ((either - both) & shared_by[2])
+        saved = size_of(k12, sizes) - footprint[k1] - footprint[k2]
+        id1, id2 = remaining[k1], remaining[k2]
+        if id1 > id2:
+            k1, id1, k2, id2 = k2, id2, k1, id1
+        return (saved, id2, id1), k1, k2, k12
+
+    queue = []
+    for keys in holders.values():
+        ordered = sorted(keys, key=remaining.__getitem__)
+        for i, k1 in enumerate(ordered[:-1]):
+            heapq.heappush(queue, min(candidate(k1, k2) for k2 in ordered[i + 1:]))
+    while queue:
+        _, k1, k2, k12 = heapq.heappop(queue)
+        if k1 not in remaining or k2 not in remaining:
+            continue  # one of them was contracted since: an obsolete candidate
+        ssa_path.append((remaining.pop(k1), remaining.pop(k2)))
+        for label in k1 - output:
+            holders[label].remove(k1)
+        for label in k2 - output:
+            holders[label].remove(k2)
+        if k12 in remaining:
+            ssa_path.append((remaining[k12], next(next_id)))
+        else:
+            for label in k12 - output:
+                holders[label].add(k12)
+        remaining[k12] = next(next_id)
+        for label in k1 | k2 - output:  # (k1 | (k2 - output), as opt_einsum writes it)
+            count = len(holders.get(label, ()))
+            for n in (2, 3):
+                (shared_by[n].add if count >= n else shared_by[n].discard)(label)
+        footprint[k12] = size_of(k12, sizes)
+        partners = {k2 for label in k12 for k2 in holders.get(label, ())} - {k12}
+        if partners:
+            heapq.heappush(queue, min(candidate(k12, k2) for k2 in partners))
+    # what is left shares no summable label: outer products, smallest first
+    final = [(size_of(key & output, sizes), ssa_id, key) for key, ssa_id in remaining.items()]
+    heapq.heapify(final)
+    _, id1, k1 = heapq.heappop(final)
+    while final:
+        _, id2, k2 = heapq.heappop(final)
+        ssa_path.append((min(id1, id2), max(id1, id2)))
+        k12 = (k1 | k2) & output
+        _, id1, k1 = heapq.heappushpop(final, (size_of(k12, sizes), next(next_id), k12))
     return _ssa_to_linear(ssa_path)
 
 
@@ -135,9 +247,17 @@ def _path_for(optimize, input_sets, output_set, sizes):
         return [tuple(step) for step in optimize]  # a path given explicitly
     if n <= 2:
         return [tuple(range(n))]
-    if optimize is True or optimize == "optimal" or (optimize in ("auto", None) and n <= 4):
+    if optimize in ("auto", None):  # opt_einsum's choice by the number of operands
+        optimize = ("optimal" if n <= 4 else "branch-all" if n <= 6 else "branch-2" if n <= 8
+                    else "branch-1" if n <= 14 else "greedy")
+    if optimize is True or optimize == "optimal":
         return optimal_path(input_sets, output_set, sizes)
+    if optimize in _BRANCHES:
+        return branch_path(input_sets, output_set, sizes, nbranch=_BRANCHES[optimize])
     return greedy_path(input_sets, output_set, sizes)
+
+
+_BRANCHES = {"branch-all": None, "branch-2": 2, "branch-1": 1}
 
 
 def _blas_kind(inputs, result, removed, shapes):

@@ -98,3 +98,22 @@ def test_ellipsis_letters_as_opt_einsum_picks_them():
     also fixes the order of contracted labels in the jaxpr)."""
     info = jnp.einsum_path("ij...,jk...->ik", np.ones((2, 3, 4, 5)), np.ones((3, 2, 4, 5)))[1]
     assert str(info) == '  Complete contraction:  ijcd,jkcd->ik\n         Naive scaling:  5\n     Optimized scaling:  5\n      Naive FLOP count:  4.800e+2\n  Optimized FLOP count:  4.800e+2\n   Theoretical speedup:  1.000e+0\n  Largest intermediate:  4.000e+0 elements\n--------------------------------------------------------------------------------\nscaling        BLAS                current                             remaining\n--------------------------------------------------------------------------------\n   5           TDOT          jkcd,ijcd->ik                                ik->ik'  # from JAX 0.10.2
+
+
+#: (subscripts, operand shapes, the path opt_einsum chose for JAX 0.10.2's einsum): 5 to
+#: 8 operands use its branch-and-bound searches, 9-14 branch-1, and 16 its greedy one
+AUTO_PATHS = [  # from JAX 0.10.2 (opt_einsum.contract_path)
+    ('ge,de,bge,fe,a->g', [(7, 2), (2, 2), (5, 7, 2), (7, 2), (7,)], [(1, 3), (0, 3), (0, 2), (0, 1)]),
+    ('efb,aeg,a,b,adc,eb->d', [(2, 7, 5), (3, 2, 5), (3,), (5,), (3, 2, 7), (2, 5)], [(0, 3), (1, 2), (1, 2), (0, 2), (0, 1)]),
+    ('gac,gb,caf,gad,g,da,g->d', [(7, 2, 3), (7, 3), (3, 2, 7), (7, 2, 2), (7,), (2, 2), (7,)], [(2, 5), (0, 5), (1, 4), (0, 1), (0, 2), (0, 1)]),
+    ('e,bfc,ac,ad,b,f,a,d->f', [(3,), (3, 3, 3), (7, 3), (7, 7), (3,), (3,), (7,), (7,)], [(2, 6), (2, 5), (1, 2), (2, 3), (1, 2), (0, 1), (0, 1)]),
+    ('ad,ba,ge,ab,d,fea,b,d,ae->f', [(5, 2), (5, 5), (3, 2), (5, 5), (2,), (2, 2, 5), (5,), (2,), (5, 2)], [(1, 3), (4, 7), (3, 5), (1, 5), (0, 3), (2, 3), (0, 1), (0, 1)]),
+    ('bae,ce,be,ge,g,bf,c,g,bfg,f,ebd,ea->f', [(2, 7, 2), (2, 2), (2, 2), (3, 2), (3,), (2, 5), (2,), (3,), (2, 5, 3), (5,), (2, 2, 2), (2, 7)], [(0, 11), (4, 7), (1, 7), (5, 7), (5, 6), (0, 3), (1, 2), (0, 4), (0, 3), (0, 2), (0, 1)]),
+    ('dcg,dce,f,b,d,feg,c,b,agc,db,a,c,eg,a,bd,fg->a', [(7, 2, 2), (7, 2, 5), (5,), (2,), (7,), (5, 5, 2), (2,), (2,), (3, 2, 2), (7, 2), (3,), (2,), (5, 2), (3,), (2, 7), (5, 2)], [(3, 7), (5, 9), (7, 9), (6, 8), (4, 6), (5, 10), (2, 9), (1, 8), (0, 7), (2, 5), (0, 5), (3, 4), (0, 3), (0, 2), (0, 1)]),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes,jax_path", AUTO_PATHS)
+def test_auto_path_as_opt_einsum(subscripts, shapes, jax_path):
+    operands = [np.ones(shape, np.float32) for shape in shapes]
+    assert jnp.einsum_path(subscripts, *operands)[0] == jax_path
