@@ -72,6 +72,7 @@ MODULES = {
     "minijax.numpy.polynomial_fits": 0,
     "minijax.numpy.histograms_nd": 0,
     "minijax.nn": 0,
+    "minijax.nn.block_scaled": 0,
     "minijax.scipy": 0,
     "minijax.scipy.special": 0,
     "minijax.scipy.linalg": 0,

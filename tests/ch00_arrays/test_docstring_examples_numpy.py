@@ -290,3 +290,24 @@ def test_quantile_over_several_axes():
     assert jnp.quantile(x, jnp.array([0.3, 0.8]), axis=(2, 0), keepdims=True).shape == (2, 1, 3, 1)
     with pytest.raises(ValueError, match="repeated axis"):
         jnp.quantile(x, 0.5, axis=(0, 0))
+
+
+def test_scaled_dot_general_configs_and_fallback():
+    import minijax
+    nn = minijax.nn
+    assert repr(nn.get_scaled_dot_general_config("mxfp8")) == (
+        "BlockScaleConfig(mode='mxfp8', block_size=32, data_type=<class 'ml_dtypes.float8_e4m3fn'>, "
+        "scale_type=<class 'ml_dtypes.float8_e8m0fnu'>, global_scale=None, infer_only=False)")  # from JAX 0.10.2
+    assert repr(nn.get_scaled_dot_general_config("nvfp4")) == (
+        "BlockScaleConfig(mode='nvfp4', block_size=16, data_type=<class 'ml_dtypes.float4_e2m1fn'>, "
+        "scale_type=<class 'ml_dtypes.float8_e4m3fn'>, global_scale=Array([1.], dtype=float32), "
+        "infer_only=False)")  # from JAX 0.10.2
+    with pytest.raises(ValueError, match="Unsupported mode"):
+        nn.get_scaled_dot_general_config("fp2")
+    dn = (((1,), (0,)), ((), ()))
+    out = nn.scaled_dot_general(jnp.ones((2, 3)), jnp.ones((3, 2)), dn)  # no configs: dot_general
+    assert repr(out) == "Array([[3., 3.],\n       [3., 3.]], dtype=float32)"  # from JAX 0.10.2
+    configs = [nn.get_scaled_dot_general_config("mxfp8")] * 3
+    with pytest.raises(NotImplementedError, match="scaled_matmul"):  # as JAX 0.10.2 on the CPU
+        nn.scaled_dot_general(jnp.ones((1, 32, 64)), jnp.ones((1, 32, 64)),
+                              (((2,), (2,)), ((0,), (0,))), configs=configs)
