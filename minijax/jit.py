@@ -60,7 +60,7 @@ from minijax.jaxpr import (ClosedJaxpr, JaxprEqn, _pp_eqn, custom_typechecks, ev
 from minijax.numpy.util import set_jnp_jit
 from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
 from minijax.stages import (TraceResult, Traced, compile_lowering, log_elapsed_time,
-                            lower_jaxpr)
+                            lower_jaxpr, wrap_outputs)
 
 __all__ = ["jit", "jit_p", "JitWrapped", "disable_jit", "eval_shape", "clear_caches",
            "jit_params", "bind_jit", "jvp_jaxpr", "batch_jaxpr",
@@ -726,6 +726,7 @@ class JitWrapped:
         executable = get_executable(result.closed_jaxpr, params["name"], backend,
                                     params["in_shardings"])
         outs = execute(executable, flat, self._info.device or device_of_backend(backend))
+        outs = wrap_outputs(outs)  # a later chapter's own result classes (typed keys)
         if any(params["donated_invars"]):
             _delete_donated(flat, params["donated_invars"], outs)
         return outs

@@ -54,7 +54,7 @@ __all__ = [
     "is_key_dtype", "random_seed", "random_split", "random_fold_in", "random_bits",
     "random_wrap", "random_unwrap", "threefry2x32_p", "threefry_2x32", "threefry2x32_numpy",
     "random_seed_p", "random_split_p", "random_fold_in_p", "random_bits_p",
-    "random_wrap_p", "random_unwrap_p", "UINT_DTYPES",
+    "random_wrap_p", "random_unwrap_p", "random_clone", "random_clone_p", "UINT_DTYPES",
 ]
 
 UINT_DTYPES = {8: np.dtype("uint8"), 16: np.dtype("uint16"),
@@ -418,6 +418,10 @@ def as_key_array(x):
     return x
 
 
+from minijax.stages import output_wrappers as _compiled_output_wrappers  # noqa: E402
+_compiled_output_wrappers.append(as_key_array)  # jit's key-typed results: PRNGKeyArray too
+
+
 def _check_prng_key_data(impl: PRNGImpl, key_data) -> None:
     """JAX's checks that ``key_data`` can be the raw data of keys of ``impl``."""
     ndim = len(impl.key_shape)
@@ -581,6 +585,22 @@ def random_unwrap(keys):
     return random_unwrap_p.bind(keys)
 
 
+# --- random_clone: the identity on keys (a fresh name for the key-reuse checker) ----------
+random_clone_p = _def_key_primitive(KeyPrimitive("random_clone"), lambda keys: keys,
+                                    lambda keys: keys)
+batching.defvectorized(random_clone_p)
+
+
+def random_clone(keys):
+    """The same keys (or raw key data), as a new value.
+
+    JAX's optional key-reuse checker treats the result as a fresh key, so
+    one key may feed two draws on purpose; without that checker (minijax
+    has none) it is the identity, but it stays one equation in a jaxpr.
+    """
+    return random_clone_p.bind(keys)
+
+
 # =============================================================================
 # 4. threefry2x32 as a primitive, and JAX's reference function on top of it
 # =============================================================================
@@ -618,6 +638,9 @@ for _rules in (_cpu_rules, _cuda_rules):
         random_seed=random_seed_p, random_split=random_split_p,
         random_fold_in=random_fold_in_p, random_bits=random_bits_p,
         random_wrap=random_wrap_p, random_unwrap=random_unwrap_p, threefry2x32=threefry2x32_p)
+# random_clone moves no data: each target's rule for random_wrap (keys are their data) serves
+_cpu_rules.register(random_clone_p, _cpu_rules._key_data, "call", bits=True)
+_cuda_rules.register(random_clone_p, _cuda_rules._key_data, "driver", bits=True, complex=True)
 
 def threefry_2x32(keypair, count):
     """Apply the Threefry-2x32 hash to every element of ``count`` (JAX's reference).

@@ -42,7 +42,7 @@ from minijax.lax.base import const as _const  # JAX's lax._const
 from minijax.numpy.util import check_arraylike, is_arraylike, promote_dtypes_inexact
 
 __all__ = [
-    "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
+    "PRNGKey", "key", "key_data", "wrap_key_data", "clone", "key_impl", "key_dtype",
     "default_prng_impl", "resolve_prng_impl", "split", "fold_in", "bits", "uniform",
     "normal", "truncated_normal", "randint", "bernoulli", "categorical", "choice",
     "permutation", "exponential", "gumbel", "laplace", "logistic", "multivariate_normal",
@@ -181,6 +181,11 @@ def key_data(keys):
     """The raw ``uint32`` key data underlying keys: shape ``keys.shape + (2,)``."""
     typed, _ = _check_prng_key("key_data", keys, allow_batched=True)
     return prng.random_unwrap(typed)
+
+
+def clone(key):
+    """The key again, as a new value: the identity (one ``random_clone`` equation)."""
+    return prng.random_clone(key)
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):

@@ -251,7 +251,20 @@ class Compiled(_BackendStage):
                     f"{type(x)}.")
         ref_avals = tree_util.tree_leaves(self.in_avals)
         check_arg_avals_for_call(ref_avals, [get_aval(x) for x in flat], self._arg_names)
-        return self.out_tree.unflatten(self._executable(*flat))
+        return self.out_tree.unflatten(wrap_outputs(self._executable(*flat)))
+
+
+#: Functions a later chapter registers to give its own results their own class: each
+#: maps an output ``Array`` of a compiled call to the array to return (chapter 13:
+#: key-typed results become ``PRNGKeyArray``, as they are when computed eagerly).
+output_wrappers: list = []
+
+
+def wrap_outputs(outs: list) -> list:
+    """``outs`` through every registered :data:`output_wrappers`."""
+    for wrap in output_wrappers:
+        outs = [wrap(o) for o in outs]
+    return outs
 
 
 def _pytree_mismatch_message(given, expected) -> str:

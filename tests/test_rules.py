@@ -199,3 +199,8 @@ TABLES["jvp"][1].update({n: _NO_RULE_IN_JAX
 CPU_EXEMPT.update({n: "a LAPACK routine (?gees, ?gehrd, ?orgqr) Numba cannot call: the "
                       "interpreter runs it" for n in ("schur", "hessenberg",
                                                       "householder_product")})
+
+# --- random_clone (docstring-examples work): a key primitive like random_wrap -----------------
+_WHY_NOT_TRANSPOSABLE["random_clone"] = _RANDOM
+# --- eig (docstring-examples work): a nonlinear factorization, as eigh ------------------------
+_WHY_NOT_TRANSPOSABLE["eig"] = _NONLINEAR_LINALG

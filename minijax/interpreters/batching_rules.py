@@ -608,3 +608,6 @@ batching_rules[lax.fft_p] = _single(_fft_rule)
 # --- schur, hessenberg, householder_product (jax.scipy.linalg's extra factorizations) -----
 for _p in [lax.linalg.schur_p, lax.linalg.hessenberg_p, lax.linalg.householder_product_p]:
     batching_rules[_p] = _leading_batch_rule(_p)
+
+# --- eig (not symmetric): maps over leading axes, as the other factorizations ---------------
+batching_rules[lax.linalg.eig_p] = _leading_batch_rule(lax.linalg.eig_p)

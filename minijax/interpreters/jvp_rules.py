@@ -736,3 +736,61 @@ for _prim in all_primitives():
 # (chapter 00), so the loop above gave it the linear rule: the JVP of an FFT is the
 # same FFT of the tangent (JAX's ``ad.deflinear2`` gives it the same rule). Nothing to
 # add here: this note only says where its rule comes from.
+
+
+# --- eig (not symmetric): eigenvalues by first-order perturbation theory -----------------------
+def _eig_vec_tangents(w, v, da):
+    """``(dw, dv)`` for ``a v = v diag(w)`` with distinct eigenvalues.
+
+    In the eigenbasis ``P = v^-1 da v``: ``dw = diag(P)`` and ``dv = v (F * P)``
+    plus ``c_j v_j``, where ``F_ij = 1/(w_j - w_i)`` off the diagonal. The free
+    multiple ``c_j`` is fixed by LAPACK's two normalizations: unit norm
+    (``Re(v_j^H dv_j) = 0``) and a real largest component (``Im dv_kj = 0``).
+    """
+    n = _shape(w)[-1]
+    eye = jnp.eye(n, dtype=_dtype(w))
+    F = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye  # no division by zero
+    P = jnp.matmul(jnp.linalg.solve(v, da), v)
+    dw = jnp.diagonal(P, axis1=-2, axis2=-1)
+    U = jnp.matmul(v, F * P)
+    largest = jnp.argmax(jnp.abs(v), axis=-2)
+    mask = (jnp.arange(n)[:, None] == largest[..., None, :]).astype(_dtype(v))
+    c = lax.complex(-jnp.sum(jnp.conj(v) * U, axis=-2).real,
+                    -jnp.sum(mask * U, axis=-2).imag / jnp.sum(mask * v, axis=-2).real)
+    return dw, U + v * c[..., None, :]
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+    """``dw = diag(vr^-1 da vr)``; the eigenvectors' tangents only if asked for (as JAX)."""
+    (a,), (da,) = primals, tangents
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    if (left or right) and not enable_eigvec_derivs:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions "
+            "on the input that JAX cannot check (see the enable_eigvec_derivs argument "
+            "to jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to "
+            "jax.lax.linalg.eig to opt in. See https://github.com/jax-ml/jax/issues/2748 "
+            "for discussion.")
+    outs = lax_linalg.eig_p.bind(a, compute_left_eigenvectors=left,
+                                 compute_right_eigenvectors=True,
+                                 enable_eigvec_derivs=enable_eigvec_derivs,
+                                 implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    da = instantiate_zeros(da).astype(_dtype(vr))
+    if not (left or right):
+        dw = jnp.sum(jnp.linalg.solve(vr, da) * jnp.matrix_transpose(vr), axis=-1)
+        return [w], [dw]
+    dw, dvr = _eig_vec_tangents(w, vr, da)
+    primal_out, tangent_out = [w], [dw]
+    if left:
+        _, dvl = _eig_vec_tangents(jnp.conj(w), outs[1], _H(da))
+        primal_out.append(outs[1])
+        tangent_out.append(dvl)
+    if right:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+jvp_rules[lax_linalg.eig_p] = _eig_jvp

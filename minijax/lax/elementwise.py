@@ -879,6 +879,8 @@ def _convert_impl(x, *, new_dtype, weak_type, sharding=None):
     new_dtype = np.dtype(new_dtype)
     if new_dtype == np.bool_:
         return x != 0
+    if np.iscomplexobj(x) and not np.issubdtype(new_dtype, np.complexfloating):
+        x = x.real  # XLA keeps the real part (NumPy would too, with a ComplexWarning)
     if np.issubdtype(new_dtype, np.integer) and dtypes.issubdtype(x.dtype, np.floating):
         info = np.iinfo(new_dtype)
         x = np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0.0)

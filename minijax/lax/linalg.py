@@ -11,11 +11,13 @@ the last two axes of its operands and batched over any leading axes:
 * ``eigh(a)``: eigenvectors and (ascending) eigenvalues of a Hermitian ``a``;
 * ``svd(a)``: ``a = U @ diag(s) @ V^H``.
 
-The impls call NumPy/SciPy (LAPACK underneath, as XLA on CPU) one matrix at a
-time where NumPy cannot batch. ``triangular_solve`` and ``lu`` call the very
-BLAS/LAPACK routines XLA's CPU backend calls (``?trsm``, ``?getrf``), so that
-float32 results agree with JAX's to the last digit; ``lu`` is also written
-out below (for the dtypes LAPACK lacks), to show what ``?getrf`` does. As in JAX, a
+The impls call SciPy's LAPACK wrappers one matrix at a time: JAX's CPU kernels
+call the very same LAPACK routines (``potrf``, ``geqrf``, ``syevd``, ``gesdd``,
+``geev``) from SciPy's library, so the results agree to the last bit, which
+NumPy's own (differently built) LAPACK does not promise. ``triangular_solve`` and
+``lu`` call the BLAS/LAPACK routines XLA's CPU backend calls (``?trsm``, ``?getrf``);
+``lu`` is also written out below (for the dtypes LAPACK lacks), to show what
+``?getrf`` does. As in JAX, a
 failed factorization (``cholesky`` of a matrix that is not positive definite)
 gives NaNs rather than an exception.
 """
@@ -33,7 +35,7 @@ from minijax.lax.shapes import multiple_results_primitive
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr",
            "eigh", "svd", "cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p",
            "svd_p", "lu_pivots_to_permutation_p", "schur", "schur_p", "hessenberg",
-           "hessenberg_p", "householder_product", "householder_product_p"]
+           "hessenberg_p", "householder_product", "householder_product_p", "eig", "eig_p"]
 
 
 # --- shared checks ------------------------------------------------------------------------
@@ -64,10 +66,30 @@ def _per_matrix(fn, *arrays):
     return np.stack(outs).reshape(batch + outs[0].shape)
 
 
+def _per_matrix_many(fn, x, count):
+    """``fn(matrix)`` gives ``count`` results; each stacked over ``x``'s batch axes."""
+    batch = x.shape[:-2]
+    results = [fn(x[idx]) for idx in np.ndindex(*batch)]
+    return [np.stack([r[k] for r in results]).reshape(batch + np.shape(results[0][k]))
+            for k in range(count)]
+
+
+def _scipy_or_numpy(scipy_fn, numpy_fn, x, count):
+    """``count`` result stacks of ``scipy_fn`` on each matrix of ``x`` (SciPy's LAPACK,
+    as XLA's CPU kernels); ``numpy_fn`` on the whole stack where SciPy refuses
+    (empty matrices or batches) or LAPACK fails (it then raises as NumPy does)."""
+    if x.size == 0:
+        return numpy_fn(x)
+    try:
+        return _per_matrix_many(scipy_fn, x, count)
+    except (ValueError, np.linalg.LinAlgError):
+        return numpy_fn(x)
+
+
 # --- cholesky -------------------------------------------------------------------------------
 def _cholesky_one(a):
     try:
-        return np.linalg.cholesky(a)
+        return scipy.linalg.cholesky(a, lower=True, check_finite=False)  # LAPACK's potrf
     except np.linalg.LinAlgError:  # not positive definite: NaNs, as XLA
         return np.full(a.shape, np.nan, a.dtype)
 
@@ -320,16 +342,10 @@ def _qr_abstract_eval(x, *, full_matrices, pivoting, use_magma):
 
 def _qr_impl(x, *, full_matrices, pivoting, use_magma):
     x = np.asarray(x)
-    if x.dtype in _BLAS_TYPES and x.size:
-        # SciPy's ``?geqrf`` + ``?orgqr`` in the input's precision, as XLA (NumPy's
-        # ``qr`` works in float64 for a float32 matrix: other last digits than JAX's)
-        mode = "full" if full_matrices else "economic"
-        pairs = [scipy.linalg.qr(x[idx], mode=mode, check_finite=False)
-                 for idx in np.ndindex(*x.shape[:-2])]
-        q = np.stack([p[0] for p in pairs]).reshape(x.shape[:-2] + pairs[0][0].shape)
-        r = np.stack([p[1] for p in pairs]).reshape(x.shape[:-2] + pairs[0][1].shape)
-        return [q.astype(x.dtype), r.astype(x.dtype)]
-    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    q, r = _scipy_or_numpy(
+        lambda a: scipy.linalg.qr(a, mode="full" if full_matrices else "economic",
+                                  check_finite=False),
+        lambda a: np.linalg.qr(a, mode="complete" if full_matrices else "reduced"), x, 2)
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
@@ -353,7 +369,9 @@ def _eigh_abstract_eval(x, *, lower, sort_eigenvalues, subset_by_index, algorith
 
 def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     x = np.asarray(x)
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")  # ascending eigenvalues
+    w, v = _scipy_or_numpy(  # ascending eigenvalues, by LAPACK's syevd/heevd
+        lambda a: scipy.linalg.eigh(a, lower=lower, driver="evd", check_finite=False),
+        lambda a: np.linalg.eigh(a, UPLO="L" if lower else "U"), x, 2)
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
@@ -374,6 +392,60 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     return v, w
 
 
+# --- eig (not symmetric) --------------------------------------------------------------------
+def _complex_dtype(dtype) -> np.dtype:
+    return np.dtype(np.complex64 if np.dtype(dtype).itemsize <= 4 else np.complex128)
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       enable_eigvec_derivs, implementation):
+    _check_matrix("eig", x, square=True)
+    c = x.update(dtype=_complex_dtype(x.dtype), weak_type=False)
+    outs = [c.update(shape=x.shape[:-1])]
+    return outs + [c] * (int(compute_left_eigenvectors) + int(compute_right_eigenvectors))
+
+
+def _eig_one(a, left: bool, right: bool):
+    """LAPACK's ``geev`` on one matrix, in the matrix's own precision (as XLA on CPU)."""
+    cdt = _complex_dtype(a.dtype)
+    if not np.all(np.isfinite(a)):  # geev refuses: NaNs, as XLA
+        nan = np.full(a.shape, np.nan + 1j * np.nan, cdt)
+        return [nan[0]] + [nan] * (int(left) + int(right))
+    out = scipy.linalg.eig(a, left=left, right=right)
+    out = out if isinstance(out, tuple) else (out,)  # (w,) or (w, vl) / (w, vr) / (w, vl, vr)
+    return [np.asarray(o).astype(cdt) for o in out]
+
+
+def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+              enable_eigvec_derivs, implementation):
+    x = np.asarray(x)
+    left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
+    count = 1 + int(left) + int(right)
+    if x.size == 0:
+        cdt = _complex_dtype(x.dtype)
+        return [np.zeros(x.shape[:-1], cdt)] + [np.zeros(x.shape, cdt)] * (count - 1)
+    return _per_matrix_many(lambda a: _eig_one(a, left, right), x, count)
+
+
+eig_p = multiple_results_primitive("eig", _eig_abstract_eval, _eig_impl)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation=None, use_magma=None):
+    """Eigenvalues ``w`` of a square (not necessarily symmetric) ``x``, then its left
+    eigenvectors ``vl`` (``vl^H x = w vl^H``) and right ones ``vr`` (``x vr = vr w``)
+    when asked: a list ``[w, vl, vr]`` (or fewer), all complex.
+
+    Each eigenvector has unit norm and its largest component real (LAPACK's
+    ``geev`` choice). Derivatives are of the eigenvalues only, unless
+    ``enable_eigvec_derivs`` (the eigenvectors' then assume distinct eigenvalues).
+    """
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                      implementation=implementation)
+
+
 # --- svd ------------------------------------------------------------------------------------
 def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_matrix("svd", x)
@@ -391,9 +463,13 @@ def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorit
 
 def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     x = np.asarray(x)
-    if not compute_uv:
-        return [np.linalg.svd(x, compute_uv=False).astype(_real_dtype(x.dtype))]
-    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    if not compute_uv:  # LAPACK's gesdd
+        s, = _scipy_or_numpy(lambda a: [scipy.linalg.svd(a, compute_uv=False, check_finite=False)],
+                             lambda a: [np.linalg.svd(a, compute_uv=False)], x, 1)
+        return [s.astype(_real_dtype(x.dtype))]
+    u, s, vh = _scipy_or_numpy(
+        lambda a: scipy.linalg.svd(a, full_matrices=full_matrices, check_finite=False),
+        lambda a: np.linalg.svd(a, full_matrices=full_matrices), x, 3)
     return [s.astype(_real_dtype(x.dtype)), u.astype(x.dtype), vh.astype(x.dtype)]
 
 

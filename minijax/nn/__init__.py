@@ -392,3 +392,10 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         valid = ufuncs.less(np.arange(T)[None, :, None, None], shapes.reshape(q_len, (-1, 1, 1, 1)))
         encoded = ufuncs.multiply(encoded, valid.astype(encoded.dtype))
     return shapes.reshape(encoded, output_shape)
+
+
+# the block-scaled (mxfp8 / nvfp4) dot product: configs, and lax.dot_general without them
+from minijax.nn.block_scaled import (  # noqa: E402,F401
+    BlockScaleConfig, get_scaled_dot_general_config, scaled_dot_general)
+
+__all__ += ["get_scaled_dot_general_config", "scaled_dot_general"]

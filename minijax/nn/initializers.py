@@ -172,3 +172,29 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
         q = jnp.moveaxis(q, -1, column_axis)
         return jnp.array(scale, dtype) * q
     return init
+
+
+__all__ += ["delta_orthogonal"]
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of convolution kernels that pass a signal through unchanged in
+    norm: all zeros but the spatial centre, which holds an orthogonal matrix.
+
+    The shape is ``(*spatial, fan_in, fan_out)`` with 1 to 3 spatial axes and
+    ``fan_in <= fan_out`` (Xiao et al., 2018, "Dynamical Isometry and a Mean
+    Field Theory of CNNs").
+    """
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError
+        dtype = _float_dtype(dtype)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        centre_matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(
+            key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dtype=dtype).at[centre + (Ellipsis,)].set(centre_matrix)
+    return init

@@ -10,6 +10,7 @@ from minijax.numpy.shapes import *  # noqa: F401,F403
 from minijax.numpy.reductions import *  # noqa: F401,F403
 from minijax.numpy.sorting import *  # noqa: F401,F403
 from minijax.numpy.tensor_contractions import *  # noqa: F401,F403
+from minijax.numpy.einsum_paths import *  # noqa: F401,F403
 from minijax.numpy.indexing import *  # noqa: F401,F403
 from minijax.numpy.set_ops import *  # noqa: F401,F403
 from minijax.numpy.statistics import *  # noqa: F401,F403

@@ -159,6 +159,12 @@ def _byteswap(self):
     return lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype)
 
 
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    """``x.compress(condition, axis)``: ``jnp.compress(condition, x, axis)``
+    (in the function the array comes second)."""
+    return _jnp().compress(condition, self, axis=axis, out=out, size=size, fill_value=fill_value)
+
+
 def install_array_methods(cls) -> None:
     """Give ``cls`` the operators and methods of a NumPy array, backed by ``jnp``."""
     jnp = _jnp()
@@ -194,6 +200,7 @@ def install_array_methods(cls) -> None:
         cls.reshape = _reshape
     cls.__iter__ = _iter
     cls.copy, cls.view, cls.byteswap = _copy, _view, _byteswap
+    cls.compress = _compress
     cls.__round__ = _round_op
     getitem = get("_getitem")
     if getitem is not None:

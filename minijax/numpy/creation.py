@@ -437,7 +437,12 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0,
     dtype, comp = _spaced_dtypes("logspace", start, stop, dtype)
     lin = linspace(_const(start, comp), _const(stop, comp), num, endpoint=endpoint,
                    axis=axis)
-    return _convert_element_type(lax.pow(_const(base, comp), lin), dtype, False)
+    base = _const(base, comp)
+    if np.ndim(base):  # an array base broadcasts against the samples (a scalar needs not)
+        shape = tuple(np.broadcast_shapes(np.shape(base), np.shape(lin)))
+        base, lin = (v if np.shape(v) == shape else lax.broadcast_in_dim(
+            v, shape, tuple(range(len(shape) - np.ndim(v), len(shape)))) for v in (base, lin))
+    return _convert_element_type(lax.pow(base, lin), dtype, False)
 
 
 @jnp_jit("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))

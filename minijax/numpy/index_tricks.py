@@ -208,18 +208,29 @@ class _Concat:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        matrix = -1  # the 'r'/'c' directives: make a 1-D result a row / a column
         if key and isinstance(key[0], str):
-            spec = [int(x) for x in key[0].split(",")]
-            axis, ndmin, trans1d = (spec + [ndmin, trans1d][len(spec) - 1:])[:3] \
-                if len(spec) > 1 else (spec[0], ndmin, trans1d)
-            key = key[1:]
+            directive, key = key[0], key[1:]
+            if directive in ("r", "c"):
+                matrix = 0 if directive == "r" else 1
+            else:
+                try:
+                    spec = [int(x) for x in directive.split(",")[:3]]
+                except ValueError:
+                    raise ValueError(f"could not understand directive {directive!r}") from None
+                axis, ndmin, trans1d = spec + [axis, ndmin, trans1d][len(spec):]
         items = []
         for item in key:
+            if isinstance(item, str):
+                raise ValueError("string directive must be placed at the beginning")
             arr = _slice_to_array(item) if isinstance(item, slice) else _c.asarray(item)
             if arr.ndim < ndmin:
                 arr = _s.atleast_1d(arr) if ndmin == 1 else self._lift(arr, ndmin, trans1d)
             items.append(arr)
-        return _s.concatenate(items, axis=axis)
+        out = _s.concatenate(items, axis=axis)
+        if matrix != -1 and out.ndim == 1:
+            out = _s.expand_dims(out, matrix)
+        return out
 
     @staticmethod
     def _lift(arr, ndmin, trans1d):

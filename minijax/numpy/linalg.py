@@ -27,13 +27,13 @@ from minijax.lax.base import canonicalize_axis
 from minijax.numpy import (creation, indexing, reductions, shapes, tensor_contractions,
                            ufuncs)
 from minijax.numpy.creation import asarray
-from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
+from minijax.numpy.util import check_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["norm", "cond", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_power", "matrix_rank",
            "lstsq", "multi_dot", "outer", "cross", "trace", "diagonal", "matmul",
-           "matrix_transpose", "vecdot", "tensorinv", "tensorsolve", "SlogdetResult",
-           "QRResult", "SVDResult", "EighResult"]
+           "matrix_transpose", "vecdot", "tensordot", "tensorinv", "tensorsolve", "SlogdetResult",
+           "QRResult", "SVDResult", "EighResult", "eig", "eigvals", "EigResult"]
 
 
 def _sum_of_squares(x, axis, keepdims):
@@ -150,6 +150,11 @@ class SVDResult(NamedTuple):
     Vh: Any
 
 
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
 class EighResult(NamedTuple):
     eigenvalues: Any
     eigenvectors: Any
@@ -216,10 +221,21 @@ def _lu_det_parts(a):
     return diag, parity
 
 
+@jnp_jit("det")
 def det(a):
     """The determinant: the product of ``U``'s diagonal, negated for an odd permutation."""
     a, = _inexact("jnp.linalg.det", a)
     _check_square("jnp.linalg.det", a)
+    n = _shape(a)[-1]
+    if n == 2:  # small matrices: the explicit formula, as JAX (exact for small integers)
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if n == 3:  # the rule of Sarrus
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
     diag, parity = _lu_det_parts(a)
     sign = (1 - 2 * parity).astype(get_aval(a).dtype)
     return sign * reductions.prod(diag, axis=-1)
@@ -300,6 +316,23 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
         raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
+
+
+def eig(a):
+    """``EigResult(eigenvalues, eigenvectors)`` of a square, not necessarily
+    symmetric matrix: complex, not sorted; column ``i`` of the eigenvectors
+    goes with eigenvalue ``i``. (Run on the host: LAPACK's ``geev``.)"""
+    a, = _inexact("jnp.linalg.eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jnp_jit("eigvals")
+def eigvals(a):
+    """The (complex, unsorted) eigenvalues of a square matrix."""
+    a, = _inexact("jnp.linalg.eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):
@@ -395,15 +428,29 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 
 def multi_dot(arrays, *, precision=None):
-    """The product of a chain of matrices (a first 1-d array is a row, a last a column)."""
-    arrays = [asarray(x) for x in arrays]
-    if len(arrays) < 2:
+    """The product of a chain of matrices (a first 1-d array is a row, a last a column),
+    in the cheapest order: it is one :func:`~minijax.numpy.einsum`, whose path search
+    picks where the parentheses go."""
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
+    arrs = [asarray(x) for x in arrays]
+    if len(arrs) < 2:
         raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)="
-                         f"{len(arrays)}")
-    out = arrays[0]
-    for x in arrays[1:]:
-        out = tensor_contractions.dot(out, x, precision=precision)
-    return out
+                         f"{len(arrs)}")
+    if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2)
+            and all(a.ndim == 2 for a in arrs[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for"
+                         " the first and last array which may be 1 or 2 dimensional."
+                         f" Got array shapes {[a.shape for a in arrs]}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(arrs[:-1], arrs[1:])):
+        raise ValueError("multi_dot: last dimension of each array must match first dimension"
+                         f" of following array. Got array shapes {[a.shape for a in arrs]}")
+    axes = [(i, i + 1) for i in range(len(arrs))]  # matrix i is indexed by labels i, i+1
+    if arrs[0].ndim == 1:
+        axes[0] = axes[0][1:]
+    if arrs[-1].ndim == 1:
+        axes[-1] = axes[-1][:1]
+    args = [x for pair in zip(arrs, axes) for x in pair]
+    return tensor_contractions.einsum(*args, optimize="auto", precision=precision)
 
 
 def outer(x1, x2, /):
@@ -460,6 +507,12 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     out = tensor_contractions.matmul(ufuncs.conj(x1), x2, precision=precision,
                                      preferred_element_type=preferred_element_type)
     return out[..., 0, 0]
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """The array-API spelling of :func:`jax.numpy.tensordot` (``axes`` is keyword-only)."""
+    return tensor_contractions.tensordot(x1, x2, axes=axes, precision=precision,
+                                         preferred_element_type=preferred_element_type)
 
 
 def tensorinv(a, ind: int = 2):

@@ -15,6 +15,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.numpy import creation as _c, reductions as _r, shapes as _s, ufuncs as _u
+from minijax.numpy import sorting as _so
 from minijax.numpy.indexing import take, take_along_axis
 from minijax.numpy.set_ops import nonzero
 from minijax.numpy.tensor_contractions import matmul
@@ -27,8 +28,9 @@ __all__ = [
     "frexp", "modf", "logaddexp2", "nextafter", "spacing", "iscomplex", "isreal",
     "iscomplexobj", "isrealobj", "isscalar", "unstack", "vecdot", "matvec", "vecmat",
     "bitwise_count", "bitwise_invert", "get_printoptions", "printoptions",
-    "set_printoptions", "array_repr", "array_str", "fromfunction", "frombuffer",
-    "fromiter", "iterable", "polyval", "polyadd", "polysub", "polymul", "polyder",
+    "set_printoptions", "array_repr", "array_str", "frombuffer", "fromstring", "from_dlpack",
+    "load", "save", "savez",
+    "fromiter", "iterable", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
     "polyint", "vander", "bartlett", "blackman", "hamming", "hanning", "kaiser",
     "trim_zeros", "packbits", "unpackbits", "put", "put_along_axis", "choose",
     "compress", "place", "block",
@@ -46,6 +48,21 @@ def append(arr, values, axis=None):
     return _s.concatenate([arr, values], axis=axis)
 
 
+def _delete_unique(arr, obj, axis):
+    """``delete`` of distinct (maybe traced) indices: the kept positions by counting.
+
+    With the dropped indices sorted and each lowered by its rank, output
+    position ``i`` reads input ``i + (how many of them are <= i)``.
+    """
+    n = arr.shape[axis]
+    obj = _s.ravel(obj)
+    obj = _u.clip(_u.where(obj < 0, obj + n, obj), 0, n)
+    obj = _so.sort(obj) - _c.arange(obj.shape[0], dtype=obj.dtype)
+    i = _c.arange(n - obj.shape[0], dtype=obj.dtype)
+    i = i + _r.sum(i[None, :] >= obj[:, None], axis=0, dtype=i.dtype)
+    return arr[(slice(None),) * axis + (i,)]
+
+
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """``arr`` without the entries ``obj`` (an int, slice or concrete index array)."""
     arr = _c.asarray(arr)
@@ -53,10 +70,15 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         arr, axis = _s.ravel(arr), 0
     axis = operator.index(axis) % arr.ndim
     n = arr.shape[axis]
+    if (assume_unique_indices and not isinstance(obj, (slice, int, np.integer))
+            and dtypes.issubdtype(_c.asarray(obj).dtype, np.integer)):
+        return _delete_unique(arr, _c.asarray(obj), axis)
     if isinstance(obj, slice):
         drop = np.arange(n)[obj]
     else:
-        drop = np.asarray(obj)  # must be concrete, as in JAX without assume_unique_indices
+        # must be concrete, as in JAX without assume_unique_indices: a tracer's
+        # ``tolist`` raises JAX's ConcretizationTypeError
+        drop = np.asarray(obj.tolist() if hasattr(obj, "aval") else obj)
         if drop.dtype == np.bool_:
             drop = np.flatnonzero(drop)
         drop = np.where(drop < 0, drop + n, drop)
@@ -238,17 +260,35 @@ def place(arr, mask, vals, *, inplace=True):
     return _u.where(mask, new, _s.ravel(arr)).reshape(arr.shape)
 
 
-def trim_zeros(filt, trim="fb"):
-    """``filt`` without leading (``'f'``) and/or trailing (``'b'``) zeros (concrete)."""
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without leading (``'f'``) and/or trailing (``'b'``) zeros (concrete).
+
+    Along each axis in ``axis`` (default: all), a slice is dropped when it is
+    zero everywhere; an all-zero input gives an empty result.
+    """
+    check_arraylike("trim_zeros", filt)
     filt = _c.asarray(filt)
-    if filt.ndim != 1:
-        raise TypeError(f"'filt' must be 1-D array, but received {filt.ndim}-D array.")
-    nz = np.flatnonzero(np.asarray(filt))
-    if nz.size == 0:
-        return filt[:0]
-    start = nz[0] if "f" in trim.lower() else 0
-    stop = nz[-1] + 1 if "b" in trim.lower() else filt.shape[0]
-    return filt[int(start):int(stop)]
+    values = np.asarray(filt)  # needs concrete values: the result's shape depends on them
+    if axis is None:
+        axes = set(range(filt.ndim))
+    else:
+        axes = {operator.index(a) % filt.ndim for a in np.atleast_1d(axis).tolist()}
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+    index = []
+    for ax in range(filt.ndim):
+        if ax not in axes:
+            index.append(slice(None))
+            continue
+        nonzero_at = np.flatnonzero(values.any(axis=tuple(i for i in range(filt.ndim) if i != ax)))
+        if nonzero_at.size == 0:
+            index.append(slice(0, 0))
+            continue
+        start = int(nonzero_at[0]) if "f" in trim else None
+        stop = int(nonzero_at[-1]) + 1 if "b" in trim else None
+        index.append(slice(start, stop))
+    return filt[tuple(index)]
 
 
 # --- products ----------------------------------------------------------------
@@ -457,6 +497,8 @@ def isscalar(element):
         element = element.__jax_array__()
     if isinstance(element, (np.generic, builtins.bool, int, float, complex)):
         return True
+    if isinstance(element, np.ndarray):  # unlike np.isscalar, a 0-d NumPy array counts
+        return element.ndim == 0
     return hasattr(element, "aval") and element.ndim == 0
 
 
@@ -486,17 +528,46 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
     return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
 
 
-def fromfunction(function, shape, *, dtype=float, **kwargs):
-    """``function(*indices(shape))``: the function is called once on index arrays."""
-    grids = [_c.arange(d, dtype=dtype).reshape(tuple(-1 if j == i else 1
-                                                     for j in range(len(shape))))
-             for i, d in enumerate(shape)]
-    return function(*_s.broadcast_arrays(*grids), **kwargs)
-
-
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
     """An array from the bytes of ``buffer`` (NumPy decodes them)."""
     return _c.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """An array of the numbers written in ``string``, separated by ``sep``
+    (NumPy parses them)."""
+    return _c.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array sharing (or copying) the memory of any object with ``__dlpack__``.
+
+    DLPack is the common protocol by which array libraries hand each other
+    buffers; minijax's arrays live in NumPy memory, so NumPy reads the
+    capsule and ``asarray`` wraps the result.
+    """
+    return _c.asarray(np.from_dlpack(x, copy=copy) if copy is not None else np.from_dlpack(x))
+
+
+save = np.save    # writing needs no JAX: NumPy writes the array's values
+savez = np.savez
+
+
+def load(file, *args, **kwargs):
+    """:func:`numpy.load`, returning a minijax array for ``.npy`` files.
+
+    NumPy does not know ``bfloat16``, so such arrays come back as two-byte
+    ``void`` records (``V2``); they are viewed as ``bfloat16`` again.
+    """
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(dtypes.bfloat16)
+        try:
+            out = _c.asarray(out)
+        except (TypeError, AssertionError):  # a dtype minijax cannot hold: keep NumPy's
+            pass
+    return out
 
 
 def fromiter(iterable, dtype, count=-1, *, like=None):
@@ -517,33 +588,70 @@ def polyval(p, x, *, unroll=16):
     return y if weak else _convert_element_type(y, y.dtype, False)
 
 
-def _poly_pad(a, n):
-    return _s.pad(a, (n - a.shape[0], 0))
-
-
 def polyadd(a1, a2):
-    """Sum of two polynomials."""
-    a1, a2 = promote_dtypes(_s.atleast_1d(a1), _s.atleast_1d(a2))
-    n = builtins.max(a1.shape[0], a2.shape[0])
-    return _poly_pad(a1, n) + _poly_pad(a2, n)
+    """Sum of two polynomials: the shorter one is added into the end of the longer.
+
+    The first axis holds the coefficients, so 2-D inputs add row-polynomials
+    stacked along the last axis, as JAX does (trailing axes broadcast).
+    """
+    check_arraylike("polyadd", a1, a2)
+    a1, a2 = promote_dtypes(_c.asarray(a1), _c.asarray(a2))
+    if a2.shape[0] > a1.shape[0]:
+        a1, a2 = a2, a1
+    return a1.at[-a2.shape[0]:].add(a2)
 
 
 def polysub(a1, a2):
-    """Difference of two polynomials."""
-    a1, a2 = promote_dtypes(_s.atleast_1d(a1), _s.atleast_1d(a2))
-    n = builtins.max(a1.shape[0], a2.shape[0])
-    return _poly_pad(a1, n) - _poly_pad(a2, n)
+    """Difference of two polynomials: ``polyadd(a1, -a2)``."""
+    check_arraylike("polysub", a1, a2)
+    a1, a2 = promote_dtypes(_c.asarray(a1), _c.asarray(a2))
+    return polyadd(a1, -a2)
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-    """Product of two polynomials: the full convolution of their coefficients."""
+    """Product of two polynomials: the full convolution of their coefficients.
+
+    With ``trim_leading_zeros`` the inputs first lose their leading zeros
+    (which needs concrete values).
+    """
+    check_arraylike("polymul", a1, a2)
     a1, a2 = promote_dtypes_inexact(_s.atleast_1d(a1), _s.atleast_1d(a2))
-    if a1.shape[0] == 0 or a2.shape[0] == 0:
-        return _c.zeros((1,), a1.dtype)
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if a1.shape[0] == 0:
+        a1 = _c.zeros((1,), a1.dtype)
+    if a2.shape[0] == 0:
+        a2 = _c.zeros((1,), a2.dtype)
     out = _c.zeros(a1.shape[0] + a2.shape[0] - 1, a1.dtype)  # a shifted sum of a2 copies
     for i in range(a1.shape[0]):
         out = out.at[i:i + a2.shape[0]].add(a1[i] * a2)
     return out
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """Quotient and remainder of polynomial long division ``u / v``.
+
+    Each step divides the leading remaining coefficient by ``v[0]`` and
+    subtracts that multiple of ``v`` shifted into place; the remainder keeps
+    ``u``'s length (leading zeros included) unless ``trim_leading_zeros``,
+    which drops leading entries smaller than ``sqrt(eps)`` (concrete values).
+    """
+    check_arraylike("polydiv", u, v)
+    u, v = promote_dtypes_inexact(_c.asarray(u), _c.asarray(v))
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1. / v[0]
+    q = _c.zeros(builtins.max(m - n + 1, 1), u.dtype)
+    for k in range(m - n + 1):
+        d = scale * u[k]
+        q = q.at[k].set(d)
+        u = u.at[k:k + n + 1].add(-d * v)
+    if trim_leading_zeros:
+        tol = float(np.sqrt(dtypes.finfo(u.dtype).eps))
+        small = np.abs(np.asarray(u)) < tol
+        if small.all():
+            return q, u[:0]
+        u = u[int(np.argmin(small)):]
+    return q, u
 
 
 def polyder(p, m=1):

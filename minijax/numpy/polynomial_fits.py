@@ -2,10 +2,9 @@
 
 ``poly(roots)`` multiplies out ``(x - r_0)(x - r_1)...``: each factor shifts
 the coefficients one place and subtracts ``r`` times them. Given a square
-matrix it returns the characteristic polynomial ``det(x I - A)``; JAX gets
-it from the eigenvalues (complex), minijax from the Faddeev-LeVerrier
-recurrence (no eigenvalues needed: ``c_{n-k} = -trace(A M_k) / k``), cast to
-the same complex dtype.
+matrix it returns the characteristic polynomial ``det(x I - A)``, from the
+matrix's (complex) eigenvalues, as JAX does. ``roots(p)`` goes the other way:
+the eigenvalues of ``p``'s companion matrix.
 
 ``polyfit(x, y, deg)`` is least squares on the Vandermonde matrix, with each
 column scaled to unit norm first (its condition number drops a lot), as
@@ -19,27 +18,16 @@ import numpy as np
 from minijax import dtypes
 from minijax.numpy import creation as _c, reductions as _r, shapes as _s, ufuncs as _u
 from minijax.numpy import linalg as _linalg
+from minijax.numpy import sorting as _so
 from minijax.numpy.misc import vander
-from minijax.numpy.tensor_contractions import dot, outer, trace
+from minijax.numpy.tensor_contractions import dot, outer
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 
-__all__ = ["poly", "polyfit"]
+__all__ = ["poly", "polyfit", "roots"]
 
 
 def _complex_of(dtype) -> np.dtype:
     return np.dtype(dtypes.complex64 if np.dtype(dtype).itemsize <= 4 else dtypes.complex128)
-
-
-def _characteristic_polynomial(a):
-    """``det(x I - a)``'s coefficients, highest power first (Faddeev-LeVerrier)."""
-    n = a.shape[0]
-    coeffs = [_c.ones((), a.dtype)]
-    m = _c.zeros_like(a)
-    eye = _c.eye(n, dtype=a.dtype)
-    for k in range(1, n + 1):
-        m = dot(a, m) + coeffs[-1] * eye
-        coeffs.append(-trace(dot(a, m)) / k)
-    return _s.stack(coeffs)
 
 
 def poly(seq_of_zeros):
@@ -50,7 +38,7 @@ def poly(seq_of_zeros):
     roots = _s.atleast_1d(roots)
     shape = roots.shape
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        return _characteristic_polynomial(roots).astype(_complex_of(roots.dtype))
+        roots = _linalg.eigvals(roots)  # a matrix: the roots of its characteristic polynomial
     if roots.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     coeffs = _c.ones((1,), roots.dtype)
@@ -61,6 +49,42 @@ def poly(seq_of_zeros):
         coeffs = (_s.concatenate([coeffs, zero])
                   - roots[k] * _s.concatenate([zero, coeffs]))
     return coeffs
+
+
+def _companion_roots(p):
+    """The eigenvalues of ``p``'s companion matrix: ones below the diagonal, and
+    ``-p[1:] / p[0]`` as the first row (its characteristic polynomial is ``p``)."""
+    if p.shape[0] < 2:
+        return _c.zeros((0,), _complex_of(p.dtype))
+    a = _s.diag(_c.ones((p.shape[0] - 2,), p.dtype), -1)
+    a = a.at[0, :].set(-p[1:] / p[0])
+    return _linalg.eigvals(a)
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The (complex) roots of the polynomial with coefficients ``p``, highest first.
+
+    Leading zeros lower the degree. With ``strip_zeros`` (needs concrete
+    values) they are dropped first; without, they are rolled to the end
+    (zero roots, sorted last) and that many roots are reported as NaN.
+    """
+    check_arraylike("roots", p)
+    (p,) = promote_dtypes_inexact(_c.asarray(p))
+    p = _s.atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if p.shape[0] < 2:
+        return _c.zeros((0,), _complex_of(p.dtype))
+    is_zero = p == 0
+    leading = _u.where(_r.all(is_zero), p.shape[0], _r.argmin(is_zero))
+    if strip_zeros:
+        n = int(leading.tolist())  # a tracer raises ConcretizationTypeError here
+        return _companion_roots(p[n:])
+    p = _u.where(p.shape[0] == leading, 1.0, p)  # all zero: avoid LAPACK on NaNs
+    found = _companion_roots(_s.roll(p, -leading))
+    found = found[_so.argsort(found == 0, stable=True)]  # the zero roots last
+    keep = _c.arange(found.shape[0]) < found.shape[0] - leading
+    return _u.where(keep, found, complex(np.nan, np.nan))
 
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):

@@ -507,6 +507,37 @@ def _repeat_indices(repeats: np.ndarray, total: int) -> np.ndarray:
     return np.cumsum(marks) - 1
 
 
+def _repeat_to_length(a, repeats, axis, total):
+    """``repeat`` with ``total_repeat_length``: gather indices built with array ops.
+
+    Element ``i`` starts at the exclusive cumulative sum of ``repeats``: a
+    scatter-add marks each start in ``total`` zeros, and the cumulative sum
+    of the marks, less one, is the gather index (starts past ``total`` are
+    dropped; past the last start, the last element repeats).
+    """
+    from minijax.numpy import reductions
+    from minijax.numpy.creation import zeros as _zeros
+    from minijax.numpy.indexing import take
+    aval = _aval(a)
+    reps = ravel(asarray(repeats))
+    if aval.ndim == 0:
+        if _aval(reps).shape != (1,):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented "
+                             "for scalar values of the parameter `repeats`.")
+        return lax.full((total,), a)
+    axis = canonicalize_axis(axis, aval.ndim)
+    reps = broadcast_to(reps, (aval.shape[axis],))
+    if total == 0:
+        out_shape = list(aval.shape)
+        out_shape[axis] = 0
+        return _zeros(out_shape, aval.dtype)
+    if aval.shape[axis] == 0:
+        return a
+    starts = reductions.cumsum(roll(reps, 1).at[0].set(0))
+    marks = _zeros((total,), dtypes.int32).at[starts].add(1)
+    return take(a, reductions.cumsum(marks) - 1, axis=axis)
+
+
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
            out_sharding=None):
     """Repeat each element of ``a`` (along ``axis``, or of the flattened array).
@@ -525,6 +556,8 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         a, axis = ravel(a), 0
     axis = _concrete_index(axis)
     aval = _aval(a)
+    if total_repeat_length is not None:  # the output's length is known: repeats may be traced
+        return _repeat_to_length(a, repeats, axis, operator.index(total_repeat_length))
     # ``repeats`` must be concrete: a tracer's ``tolist`` raises its ConcretizationTypeError
     reps = np.asarray(repeats.tolist() if hasattr(repeats, "aval") else repeats)
     if reps.ndim == 0 and aval.ndim != 0 and total_repeat_length is None:
@@ -795,6 +828,17 @@ _PAD_KWARGS = {
 }
 
 
+def _pad_with_function(array, pad_width, func, kwargs):
+    """``pad`` with a callable ``mode``: zero-pad, then let ``func`` rewrite every lane."""
+    import importlib
+    apply_along_axis = importlib.import_module("minijax.numpy").apply_along_axis  # chapter 04's
+    pad_width = tuple((int(lo), int(hi)) for lo, hi in pad_width)
+    padded = _pad_constant(array, pad_width, 0)
+    for axis in range(_aval(padded).ndim):
+        padded = apply_along_axis(func, axis, padded, pad_width[axis], axis, kwargs)
+    return padded
+
+
 @jnp_jit("_pad", static_argnames=("pad_width", "mode", "stat_length", "end_values",
                                   "reflect_type"))
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -803,7 +847,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     Modes ``'constant'`` (with ``constant_values``), ``'edge'``, ``'wrap'``,
     ``'reflect'``, ``'symmetric'`` (with ``reflect_type``), ``'linear_ramp'``
     (with ``end_values``), ``'maximum'``, ``'minimum'``, ``'mean'``,
-    ``'median'`` (with ``stat_length``) and ``'empty'``; not a callable.
+    ``'median'`` (with ``stat_length``) and ``'empty'``; or a callable
+    ``mode(row, (before, after), axis, kwargs)``, which gets each 1-D lane of
+    the zero-padded array in turn (axis by axis, via ``apply_along_axis``,
+    which chapter 04 registers) and returns it filled in.
 
     >>> pad(asarray([1, 2]), 1)
     Array([0, 1, 2, 0], dtype=int32)
@@ -815,7 +862,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                              for p in pair):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
-        raise NotImplementedError("jnp.pad with a callable mode is not implemented")
+        return _pad_with_function(array, pad_width, mode, kwargs)
     if mode not in _PAD_KWARGS:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])

@@ -9,6 +9,7 @@ value (or sort them to the end) and count only the real entries.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -92,23 +93,58 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return _r.sum(d * mid, axis=axis)
 
 
+def _gradient_along(f, h, ax):
+    """One axis of :func:`gradient`: spacing ``h`` is a scalar or the coordinates."""
+    first = _slice(f, ax, 1, 2) - _slice(f, ax, 0, 1)
+    last = _slice(f, ax, -1, None) - _slice(f, ax, -2, -1)
+    if h.ndim == 0:
+        inner = (_slice(f, ax, 2, None) - _slice(f, ax, None, -2)) * 0.5 / h
+        return _s.concatenate([first / h, inner, last / h], ax)
+    if h.ndim != 1:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    if h.shape[0] != f.shape[ax]:
+        raise ValueError("Spacing arrays must have the same length as the "
+                         "dimension along which the gradient is calculated.")
+    x = h.reshape(tuple(-1 if i == ax else 1 for i in range(f.ndim)))
+    dx1 = _slice(x, ax, 1, -1) - _slice(x, ax, 0, -2)    # the step to the left ...
+    dx2 = _slice(x, ax, 2, None) - _slice(x, ax, 1, -1)  # ... and to the right
+    # the second-order-accurate weights of the three neighbours on an uneven grid
+    w_left = -dx2 / (dx1 * (dx1 + dx2))
+    w_mid = (dx2 - dx1) / (dx1 * dx2)
+    w_right = dx1 / (dx2 * (dx1 + dx2))
+    inner = (w_left * _slice(f, ax, 0, -2) + w_mid * _slice(f, ax, 1, -1)
+             + w_right * _slice(f, ax, 2, None))
+    first = first / (_slice(x, ax, 1, 2) - _slice(x, ax, 0, 1))
+    last = last / (_slice(x, ax, -1, None) - _slice(x, ax, -2, -1))
+    return _s.concatenate([first, inner, last], ax)
+
+
 def gradient(f, *varargs, axis=None, edge_order=None):
-    """Central differences inside, one-sided at the ends (unit or scalar spacing)."""
-    f = _c.asarray(f)
-    f = f if dtypes.issubdtype(f.dtype, np.inexact) else f.astype(dtypes.default_float_dtype)
+    """Central differences inside, one-sided at the ends.
+
+    Each spacing in ``varargs`` is a scalar step or a 1-D array of the
+    coordinates along its axis (then the inner points use the three-point
+    formula for uneven steps); one spacing serves every axis.
+    """
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    check_arraylike("gradient", f, *varargs)
+    f, *spacing = promote_dtypes_inexact(_c.asarray(f), *(_c.asarray(h) for h in varargs))
     axes = tuple(range(f.ndim)) if axis is None else (
         (axis,) if isinstance(axis, int) else tuple(axis))
     axes = tuple(ax % f.ndim for ax in axes)
-    spacings = varargs if len(varargs) == len(axes) else (varargs * len(axes) or (1.0,) * len(axes))
-    out = []
-    for ax, h in zip(axes, spacings):
-        if f.shape[ax] < 2:
-            raise ValueError("Shape of array too small to calculate a numerical gradient, "
-                             "at least 2 elements are required.")
-        inner = (_slice(f, ax, 2, None) - _slice(f, ax, None, -2)) / (2.0 * h)
-        first = (_slice(f, ax, 1, 2) - _slice(f, ax, 0, 1)) / h
-        last = (_slice(f, ax, -1, None) - _slice(f, ax, -2, -1)) / h
-        out.append(_s.concatenate([first, inner, last], ax))
+    if not axes:
+        return []
+    if builtins.min(f.shape[ax] for ax in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                         "at least 2 elements are required.")
+    if not spacing:
+        spacing = [_c.asarray(1.0, f.dtype)] * len(axes)
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for {axis=}")
+    out = [_gradient_along(f, h, ax) for ax, h in zip(axes, spacing)]
     return out[0] if len(out) == 1 else out
 
 
@@ -202,64 +238,158 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 # --- quantiles ---------------------------------------------------------------
 
-def _quantile(name, a, q, axis, keepdims, skip_nan, method):
-    """Sort along ``axis`` and blend the two neighbours of position ``q*(n-1)``.
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
-    The result has shape ``q.shape + reduced shape``. With ``skip_nan`` the
-    NaNs (sorted to the end) are left out of ``n``.
+
+def _lane_weights(weights, a, axis):
+    """``weights`` broadcast to ``a``'s shape (they may cover only ``axis``)."""
+    weights = _c.asarray(weights)
+    if dtypes.issubdtype(weights.dtype, np.complexfloating):
+        raise ValueError("Weights cannot be complex types.")
+    if weights.shape == a.shape:
+        return weights
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    if weights.shape != (a.shape[axis],):
+        raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                         f"{(a.shape[axis],)}")
+    return _s.broadcast_to(weights.reshape(tuple(-1 if i == axis else 1
+                                                 for i in range(a.ndim))), a.shape)
+
+
+def _inverted_cdf(a, weights, q, skip_nan):
+    """The first sorted value whose cumulative weight reaches ``q`` of the total.
+
+    ``a`` is sorted along its last axis and ``weights`` sorted with it.
+    Negative or NaN weights make the result NaN; NaN data weigh nothing
+    (and, without ``skip_nan``, make the result NaN).
     """
-    if method != "linear":
-        raise NotImplementedError(f"minijax: {name} method={method!r} (only 'linear')")
+    bad = (weights < 0) | _u.isnan(weights)
+    nan_data = _u.isnan(a)
+    weights = _u.where(bad | nan_data, 0, weights)
+    cum = _r.cumsum(weights, axis=-1)
+    target = q.reshape(q.shape + (1,) * a.ndim) * cum[..., -1:]
+    below = (cum < target).astype(np.int32)               # q + rest + (n,)
+    n_valid = (_r.sum(~nan_data, axis=-1, keepdims=True) if skip_nan
+               else _c.full(a.shape[:-1] + (1,), a.shape[-1], np.int32))
+    index = _u.clip(_r.sum(below, axis=-1, keepdims=True), 0,
+                    _u.maximum(n_valid - 1, 0).astype(np.int32))
+    out = take_along_axis(_s.broadcast_to(a, q.shape + a.shape), index, -1)[..., 0]
+    force_nan = _r.any(bad, axis=-1) | (
+        (n_valid[..., 0] == 0) if skip_nan else _r.any(nan_data, axis=-1))
+    return _u.where(force_nan, np.nan, out)
+
+
+def _quantile(name, a, q, axis, keepdims, skip_nan, method, weights=None):
+    """Sort along ``axis`` and pick (or blend) the two neighbours of position ``q*(n-1)``.
+
+    ``low = floor(pos)`` and ``high = ceil(pos)`` are the neighbours; the
+    ``method`` says what to return: ``"linear"`` blends them with weights
+    ``1 - frac`` and ``frac``, ``"lower"``/``"higher"`` take one,
+    ``"midpoint"`` averages them and ``"nearest"`` takes the closer one
+    (``low`` on a tie, as JAX does). ``"inverted_cdf"`` (the only method
+    that takes ``weights``) instead walks the cumulative weights. The result
+    has shape ``q.shape + reduced shape``. Without ``skip_nan`` a NaN
+    anywhere along ``axis`` makes that quantile NaN; with it the NaNs
+    (sorted to the end) are left out of ``n``.
+    """
+    if method not in _QUANTILE_METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         f"'nearest' or 'inverted_cdf'; got {method!r}")
+    if weights is not None and method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  "'inverted_cdf' supports weights.")
     check_arraylike(name, a, q)
     a, q = promote_dtypes_inexact(_c.asarray(a), _c.asarray(q))
-    if axis is None:
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    if method == "inverted_cdf":
+        weights = (_c.ones_like(a) if weights is None
+                   else _lane_weights(weights, a, axis).astype(a.dtype))
+    if isinstance(axis, tuple):  # several axes: move them last and merge them into one
+        if weights is not None:
+            raise NotImplementedError("minijax: quantile weights with a tuple axis")
+        axes = tuple(operator.index(ax) % a.ndim for ax in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+        a = _s.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+        a = a.reshape(a.shape[:a.ndim - len(axes)] + (-1,))
+        axis = a.ndim - 1
+    elif axis is None:
         keep_shape = (1,) * a.ndim
         a, axis = _s.ravel(a), 0
+        weights = None if weights is None else _s.ravel(weights)
     else:
         axis = operator.index(axis) % a.ndim
         keep_shape = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
-    a = _so.sort(_s.moveaxis(a, axis, -1), axis=-1)  # NaNs sort to the end
+    a = _s.moveaxis(a, axis, -1)
+    if not skip_nan:  # one NaN poisons its whole lane
+        a = _u.where(_r.any(_u.isnan(a), axis=-1, keepdims=True), np.nan, a)
+    if weights is not None:  # sort the weights along with their values
+        order = _so.argsort(a, axis=-1)
+        a = take_along_axis(a, order, -1)
+        out = _inverted_cdf(a, take_along_axis(_s.moveaxis(weights, axis, -1), order, -1),
+                            q, skip_nan)
+        out = out.reshape(q.shape + keep_shape) if keepdims else out
+        return _convert_element_type(out, a.dtype, False)  # never weakly typed, as JAX
+    a = _so.sort(a, axis=-1)  # NaNs sort to the end
     n = a.shape[-1]
-    count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True) if skip_nan else n
+    count = _r.sum(~_u.isnan(a), axis=-1, keepdims=True).astype(q.dtype) if skip_nan else n
     q_b = q.reshape(q.shape + (1,) * a.ndim)
     pos = q_b * (count - 1)                         # shape q + rest + (1,)
-    lo = _u.clip(_u.floor(pos), 0, n - 1)
-    hi = _u.clip(lo + 1, 0, _u.maximum(count - 1, 0))
+    last = _u.maximum(count - 1, 0)
+    lo = _u.clip(_u.floor(pos), 0, last)
+    hi = _u.clip(_u.ceil(pos), 0, last)
+    hi_weight = pos - _u.floor(pos)
     a_b = _s.broadcast_to(a, q.shape + a.shape)
-    lo_v = take_along_axis(a_b, lo.astype(np.int32), -1)
-    hi_v = take_along_axis(a_b, hi.astype(np.int32), -1)
-    out = (lo_v + (pos - lo) * (hi_v - lo_v))[..., 0]
+    lo_v = take_along_axis(a_b, lo.astype(np.int32), -1)[..., 0]
+    hi_v = take_along_axis(a_b, hi.astype(np.int32), -1)[..., 0]
+    hi_weight = hi_weight[..., 0]
+    if method == "linear":
+        out = lo_v * (1 - hi_weight) + hi_v * hi_weight
+    elif method == "lower":
+        out = lo_v
+    elif method == "higher":
+        out = hi_v
+    elif method == "nearest":
+        out = _u.where(hi_weight <= 0.5, lo_v, hi_v)
+    else:  # midpoint
+        out = (lo_v + hi_v) * 0.5
     if skip_nan:
         out = _u.where((count == 0)[..., 0], np.nan, out)
     if keepdims:
         out = out.reshape(q.shape + keep_shape)
-    return _convert_element_type(out, out.dtype, False)  # JAX's result is never weak
+    return _convert_element_type(out, a.dtype, False)  # never weakly typed, as JAX
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
+             keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis``."""
-    return _quantile("quantile", a, q, axis, keepdims, False, method)
+    return _quantile("quantile", a, q, axis, keepdims, False, method, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
+                keepdims=False, *, weights=None):
     """:func:`quantile` ignoring NaNs."""
-    return _quantile("nanquantile", a, q, axis, keepdims, True, method)
+    return _quantile("nanquantile", a, q, axis, keepdims, True, method, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
+               keepdims=False, *, weights=None):
     """The ``q``-th percentiles (``0 <= q <= 100``): quantile of ``q / 100``."""
     q, = promote_dtypes_inexact(_c.asarray(q))
-    return _quantile("percentile", a, q / 100, axis, keepdims, False, method)
+    return _quantile("percentile", a, q / 100, axis, keepdims, False, method, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
+                  keepdims=False, *, weights=None):
     """:func:`percentile` ignoring NaNs."""
     q, = promote_dtypes_inexact(_c.asarray(q))
-    return _quantile("nanpercentile", a, q / 100, axis, keepdims, True, method)
+    return _quantile("nanpercentile", a, q / 100, axis, keepdims, True, method, weights)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -307,23 +437,45 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
-           correction=None):
-    """Variance ignoring NaNs."""
-    a, = promote_dtypes_inexact(_c.asarray(a))
+           correction=None, mean=None):
+    """Variance ignoring NaNs (and the entries ``where`` masks out).
+
+    The NaNs are centred to zero, so they add nothing to the sum of squares,
+    and the count of the others (less ``ddof``) divides it; a lane with no
+    more than ``ddof`` such entries gives NaN. ``mean`` may be given.
+    """
+    check_arraylike("nanvar", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
     ddof = ddof if correction is None else correction
-    ok = ~_u.isnan(a)
-    n = _r.sum(ok, axis=axis, keepdims=True).astype(a.dtype)
-    mean = _r.sum(_nan_to(a, 0), axis=axis, keepdims=True) / n
-    sq = _u.where(ok, _u.square(_u.abs(a - mean)), 0)
-    out_ = _r.sum(sq, axis=axis, keepdims=keepdims) / (
-        _r.sum(ok, axis=axis, keepdims=keepdims).astype(a.dtype) - ddof)
-    return out_ if dtype is None else out_.astype(dtype)
+    a = _c.asarray(a)
+    compute_dtype, result_dtype = _r._var_dtypes(a.dtype, dtype)
+    if dtype is None and dtypes.issubdtype(result_dtype, np.complexfloating):
+        result_dtype = dtypes.finfo(result_dtype).dtype  # a variance is real
+    a = a.astype(compute_dtype)
+    if mean is None:
+        mean = _r.nanmean(a, axis, dtype=compute_dtype, keepdims=True, where=where)
+    else:
+        mean = _c.asarray(mean).astype(compute_dtype)
+    nan = _u.isnan(a)
+    centered = _u.where(nan, 0, a - mean)
+    if dtypes.issubdtype(centered.dtype, np.complexfloating):
+        centered = _u.real(centered * _u.conj(centered))
+    else:
+        centered = _u.square(centered)
+    count = _r.sum(~nan, axis=axis, keepdims=keepdims, where=where) - ddof
+    too_few = count <= 0
+    total = _r.sum(centered, axis=axis, keepdims=keepdims, where=where)
+    total = _u.where(too_few, np.nan, total)
+    out_ = total / _u.where(too_few, 1, count).astype(total.dtype)
+    return out_.astype(result_dtype)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, *,
-           correction=None):
-    """Standard deviation ignoring NaNs."""
-    return _u.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, correction=correction))
+           correction=None, mean=None):
+    """Standard deviation ignoring NaNs: the square root of :func:`nanvar`."""
+    return _u.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where,
+                          correction=correction, mean=mean))
 
 
 # --- covariance --------------------------------------------------------------

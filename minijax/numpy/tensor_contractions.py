@@ -268,12 +268,15 @@ def _parse_einsum(subscripts: str, shapes):
     for term, shape in zip(inputs, shapes):
         if "..." in term:
             ell_ndim = max(ell_ndim, len(shape) - (len(term) - 3))
-    ell = "".join(spare[:ell_ndim])
+    # As opt_einsum (whose letters fix JAX's order of contracted labels): as many spare
+    # letters as the largest rank, each ``...`` taking the last ones it needs.
+    spare = "".join(spare[:max((len(shape) for shape in shapes), default=0)])
+    ell = spare[len(spare) - ell_ndim:] if ell_ndim else ""
     expanded = []
     for i, (term, shape) in enumerate(zip(inputs, shapes)):
         if "..." in term:
             n = len(shape) - (len(term) - 3)
-            term = term.replace("...", ell[len(ell) - n:] if n else "")
+            term = term.replace("...", spare[len(spare) - n:] if n > 0 else "")
         if len(term) != len(shape):
             raise ValueError(f"Einstein sum subscript '{inputs[i]}' does not contain the "
                              f"correct number of indices for operand {i}.")
@@ -373,7 +376,7 @@ def _einsum_pair(lhs, lnames, rhs, rnames, keep: str, final: str | None, precisi
     shared = [n for n in lnames if n in rnames]
     order = final if final is not None else keep + lnames
     batch = sorted((n for n in shared if n in keep), key=order.index)
-    contract = [n for n in shared if n not in keep]
+    contract = sorted(n for n in shared if n not in keep)  # JAX's order: sorted labels
     lrest = "".join(n for n in lnames if n not in shared)
     rrest = "".join(n for n in rnames if n not in shared)
     bnames = "".join(batch)
@@ -421,10 +424,11 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)`` is ``a @ b``.
 
-    Operands are contracted left to right, each pair with one
-    ``dot_general``; labels repeated within an operand take a diagonal;
-    labels absent from the output are summed. Without ``->`` the output is
-    the labels that appear once, in alphabetical order.
+    Operands are contracted two at a time, each pair with one
+    ``dot_general``, in the cheapest order (``optimize``: see
+    :mod:`minijax.numpy.einsum_paths`); labels repeated within an operand
+    take a diagonal; labels absent from the output are summed. Without
+    ``->`` the output is the labels that appear once, in alphabetical order.
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
@@ -437,15 +441,26 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     _check_sizes(terms, shapes)
     dtype, weak = _result_type(*operands, preferred_element_type=preferred_element_type)
 
-    x, names = operands[0], terms[0]
-    if len(operands) == 1:
-        x, names = _einsum_one(x, names, output, dtype)
-    for i in range(1, len(operands)):
-        later = "".join(terms[i + 1:])
-        last = i == len(operands) - 1
-        keep = "".join(dict.fromkeys(output + later))
-        x, names = _einsum_pair(x, names, operands[i], terms[i], keep,
-                                output if last else None, precision, dtype)
-    if names != output:
-        x = lax.transpose(x, tuple(names.index(n) for n in output))
+    from minijax.numpy.einsum_paths import contraction_list  # (a sibling chapter-00 module)
+    steps = contraction_list(terms, output, shapes, optimize)[0]
+    operands, names_of = list(operands), list(terms)
+    for positions, removed, step, _, _ in steps:  # as JAX: pop the highest position first
+        result = step.split("->")[1]
+        if len(positions) == 1:
+            x, names = _einsum_one(operands.pop(positions[0]), names_of.pop(positions[0]),
+                                   result, dtype)
+        elif len(positions) == 2:
+            rhs, rnames = operands.pop(positions[0]), names_of.pop(positions[0])
+            lhs, lnames = operands.pop(positions[1]), names_of.pop(positions[1])
+            x, names = _einsum_pair(lhs, lnames, rhs, rnames, result, result, precision, dtype)
+        else:
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or more "
+                "operands. Typically this means you've passed an unsupported path to the "
+                "einsum optimize parameter.")
+        if names != result:
+            x = lax.transpose(x, tuple(names.index(n) for n in result))
+        operands.append(x)
+        names_of.append(result)
+    x = operands[0]
     return _finish(x, dtype, weak)

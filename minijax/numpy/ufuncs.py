@@ -410,6 +410,8 @@ def rint(x, /):
     x = asarray(x)
     if _is_int_or_bool(x):
         return lax._convert_element_type(x, dtypes.default_float_dtype, False)
+    if _is(x, np.complexfloating):  # the real and imaginary parts round on their own
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
@@ -624,6 +626,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal to themselves)."""
     a, b = promote_args_inexact("isclose", a, b)
     dt = _dtype(a)
+    if _is(a, np.complexfloating):  # |a - b| and |b| are real: compare with real tolerances
+        dt = dtypes.finfo(dt).dtype
     rtol = lax._convert_element_type(rtol, dt, False)
     atol = lax._convert_element_type(atol, dt, False)
     both_nan = lax.bitwise_and(isnan(a), isnan(b))

@@ -20,6 +20,7 @@ Chapter 04 registers these functions into chapter 00's ``minijax.numpy``.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 
 import numpy as np
@@ -29,7 +30,7 @@ from minijax.interpreters.batching import vmap
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy.util import check_arraylike
 
-__all__ = ["vectorize", "apply_along_axis", "apply_over_axes"]
+__all__ = ["vectorize", "apply_along_axis", "apply_over_axes", "fromfunction"]
 
 _DIM = r"\w+"
 _ARG = rf"\((?:{_DIM}(?:,{_DIM})*)?\)"
@@ -217,6 +218,21 @@ def apply_over_axes(func, a, axes):
     return a
 
 
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """An array whose entry at ``(i, j, ...)`` is ``function(i, j, ...)``.
+
+    NumPy calls ``function`` once on whole index grids; JAX (and minijax)
+    call it on *scalar* indices, vmapped once per axis, so a function that
+    returns an array gives an array per index (and the result has extra
+    trailing axes), and a function returning a tuple gives a tuple of arrays.
+    """
+    shape = tuple(operator.index(d) for d in shape)
+    for i in range(len(shape)):  # the innermost vmap maps the last index
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(_jnp.arange(d, dtype=dtype) for d in shape), **kwargs)
+
+
 # register into chapter 00's jnp namespace (chapter 00 cannot import vmap)
 _jnp.vectorize, _jnp.apply_along_axis = vectorize, apply_along_axis
-_jnp.apply_over_axes = apply_over_axes
+_jnp.apply_over_axes, _jnp.fromfunction = apply_over_axes, fromfunction

@@ -1686,3 +1686,11 @@ def register_lower_fun_lowering(prim) -> None:
 
 
 register_lower_fun_lowering(lax.optimization_barrier_p)  # the identity (see plan.passes)
+
+# =============================================================================
+# eig (not symmetric): LAPACK's geev through SciPy, called back on the host
+# =============================================================================
+# Numba's ``np.linalg.eig`` cannot return complex results for a real matrix
+# (whose eigenvalues may come in conjugate pairs), so, as ``fft``, the kernel
+# hands its buffers to ``eig``'s own impl rule.
+register(lax.linalg.eig_p, _host_callback, "call", complex=True)

@@ -1225,3 +1225,8 @@ def register_lower_fun_lowering(prim) -> None:
 
 
 register_lower_fun_lowering(lax.optimization_barrier_p)  # the identity (see plan.passes)
+
+# =============================================================================
+# eig (not symmetric): on the host, between kernels (as fft): geev through SciPy
+# =============================================================================
+register(lax.linalg.eig_p, _host_call, "host", complex=True)
