@@ -624,6 +624,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal to themselves)."""
     a, b = promote_args_inexact("isclose", a, b)
     dt = _dtype(a)
+    if np.issubdtype(dt, np.complexfloating):  # the tolerances compare magnitudes: real
+        dt = np.array(0, dt).real.dtype
     rtol = lax._convert_element_type(rtol, dt, False)
     atol = lax._convert_element_type(atol, dt, False)
     both_nan = lax.bitwise_and(isnan(a), isnan(b))
