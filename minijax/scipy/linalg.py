@@ -145,23 +145,8 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
-    """The determinant. As in JAX, 2x2 and 3x3 matrices use the cofactor formula
-    (``a d - b c``: exact for small integers, where the LU route is off in the
-    last digit), larger ones ``sign * exp(logabsdet)`` of ``slogdet``."""
-    a, = promote_dtypes_inexact(jnp.asarray(a))
-    if a.ndim >= 2 and a.shape[-2:] == (2, 2):
-        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
-    if a.ndim >= 2 and a.shape[-2:] == (3, 3):
-        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
-                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
-                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
-                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
-                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
-                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
-    # larger ones: JAX's route, sign * exp(log|det|) from the LU factor's diagonal
-    # (it can differ from the plain product in the last digit: -96.999985 for -97)
-    sign, logdet = jnp_linalg.slogdet(a)
-    return sign * jnp.exp(logdet).astype(sign.dtype)
+    """The determinant: :func:`minijax.numpy.linalg.det` (JAX's is the same function)."""
+    return jnp_linalg.det(a)
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
