@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 import minijax.numpy as jnp
+from minijax.scipy.stats._common import check_nan_policy
 from minijax import dtypes
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact
 
@@ -29,15 +30,7 @@ def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool 
     """
     check_arraylike("mode", a)
     x = jnp.atleast_1d(a)
-    if nan_policy not in ("propagate", "omit", "raise"):
-        raise ValueError(f"Illegal nan_policy value {nan_policy!r}; expected one of "
-                         "{'propagate', 'omit', 'raise'}")
-    if nan_policy == "omit":
-        raise NotImplementedError(f"Logic for `nan_policy` of {nan_policy} is not implemented")
-    if nan_policy == "raise":
-        raise NotImplementedError(
-            "In order to best JIT compile `mode`, we cannot know whether `x` contains nans. "
-            "Please check if nans exist in `x` outside of the `mode` function.")
+    check_nan_policy("mode", nan_policy)
     if axis is not None:
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")

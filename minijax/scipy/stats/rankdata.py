@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import minijax.numpy as jnp
+from minijax.scipy.stats._common import check_nan_policy
 from minijax import dtypes, lax
 
 __all__ = ["rankdata"]
@@ -46,15 +47,7 @@ def rankdata(a, method: str = "average", *, axis: int | None = None,
              nan_policy: str = "propagate"):
     """The 1-based ranks of ``a`` (flattened, or along ``axis``), ties by ``method``."""
     a = jnp.asarray(a)
-    if nan_policy not in ("propagate", "omit", "raise"):
-        raise ValueError(f"Illegal nan_policy value {nan_policy!r}; expected one of "
-                         "{'propagate', 'omit', 'raise'}")
-    if nan_policy == "omit":
-        raise NotImplementedError(f"Logic for `nan_policy` of {nan_policy} is not implemented")
-    if nan_policy == "raise":
-        raise NotImplementedError(
-            "In order to best JIT compile `rankdata`, we cannot know whether `x` contains "
-            "nans. Please check if nans exist in `x` outside of the `rankdata` function.")
+    check_nan_policy("rankdata", nan_policy)
     if method not in _METHODS:
         raise ValueError(f"unknown method '{method}'")
     if axis is None:
