@@ -271,7 +271,9 @@ def test_a_body_that_cannot_be_lowered_falls_back(monkeypatch, lowering):
 
 
 # --- parallel loops ----------------------------------------------------------------------
-def test_prange_for_large_elementwise_kernels_only():
+def test_prange_for_large_kernels_only():
+    """The big elementwise nest and the big full sum run on threads (the sum in
+    64 fixed chunks, folded in order); the small nest does not."""
     n = loops.PARALLEL_THRESHOLD // 256
     big = rng.standard_normal((n, 256)).astype(np.float32)
 
@@ -279,8 +281,9 @@ def test_prange_for_large_elementwise_kernels_only():
         return jnp.tanh(x) * 2 + x.sum(), x[:2, :2] + 1  # a big and a small loop nest
     f_jit = cpu_jit(f)
     text = source(f_jit, big)
-    assert "parallel=dict(prange=True" in text and text.count("prange(") == 1
+    assert "parallel=dict(prange=True" in text and text.count("prange(") == 2
     assert f"for i0 in prange({n}):" in text
+    assert "for i0c in prange(64):  # each chunk's own partial results" in text
     y, small = f_jit(big)
     x = big.astype(np.float64)
     assert_close(y, (np.tanh(x) * 2 + x.sum()).astype(np.float32), rtol=1e-5, atol=1e-4)

@@ -233,6 +233,9 @@ class KernelWriter:
             if reduce:
                 reduce.update(operand(step.reduction.invars[0]), acc)
 
+        if reduce and _chunkable(shape, reduce):
+            self._chunked_full_reduction(shape, reduce, body)
+            return
         if reduce and reduce.lanes(shape):
             self._lanes_loop_nest(shape, reduce, body)
             return
@@ -305,6 +308,56 @@ class KernelWriter:
         self.depth -= 1 + outer + (2 if parallel else 0)
         reduce.finish()
 
+    def _chunked_full_reduction(self, shape, reduce, body) -> None:
+        """A big sum, product, max or min over every axis, spread over threads:
+        the first axis is cut into at most 64 chunks, each accumulated by one
+        thread into partial results of its own (a row of ``LANES`` lanes when
+        the last axis is long enough, else one), and the partial results are
+        folded into the result at the end, in chunk order. The chunks do not
+        depend on the number of threads, so neither does the result (it may
+        differ from a one-thread loop's in the last digit: another order of
+        additions)."""
+        rank, n = len(shape), shape[-1]
+        lanes = LANES if n >= LANES else 1
+        name, last = f"{reduce.name}_parts", f"i{rank - 1}"
+        rows = -(-shape[0] // min(shape[0], 64))
+        chunks = -(-shape[0] // rows)
+        self.parallel = True
+        self.emit(f"# --- fused loop nest over {list(shape)} into {reduce.eqn.primitive.name}, "
+                  f"in {chunks} chunks of {rows} rows")
+        self.emit(f"{name} = np.empty(({chunks}, {lanes}), dtype={np_dtype(reduce.acc_dtype)})")
+        self.emit(f"for i0c in prange({chunks}):  # each chunk's own partial results")
+        self.emit(f"    for {last}l in range({lanes}):")
+        self.emit(f"        {name}[i0c, {last}l] = {literal(reduce.identity(), reduce.acc_dtype)}")
+        self.emit(f"    for i0 in range(i0c * {rows}, min(i0c * {rows} + {rows}, {shape[0]})):")
+        self.depth += 2
+        inner = opened(open_loops(self, shape, "i", range(1, rank - 1)))
+        if lanes == 1:
+            self.emit(f"for {last} in range({n}):")
+            self.depth += 1
+            body(f"{name}[i0c, 0]")
+            self.depth -= 1
+        else:
+            full = n - n % lanes
+            self.emit(f"for {last}o in range(0, {full}, {lanes}):")
+            self.emit(f"    for {last}l in range({lanes}):")
+            self.depth += 2
+            self.emit(f"{last} = {last}o + {last}l")
+            body(f"{name}[i0c, {last}l]")
+            self.depth -= 2
+            if full < n:  # the last, partial row: into lane 0
+                self.emit(f"for {last} in range({full}, {n}):")
+                self.depth += 1
+                body(f"{name}[i0c, 0]")
+                self.depth -= 1
+        self.depth -= inner + 2
+        self.emit(f"for i0c in range({chunks}):  # the partial results, in chunk order")
+        self.emit(f"    for {last}l in range({lanes}):")
+        self.depth += 2
+        reduce.update(f"{name}[i0c, {last}l]")
+        self.depth -= 2
+        reduce.finish()
+
     def scalar(self, eqn, operand, idx) -> str:
         """The expression of one element of ``eqn``'s output, at loop index ``idx``."""
         ctx = ScalarContext(eqn, self.helpers, idx, self.read)
@@ -314,6 +367,15 @@ class KernelWriter:
                 eqn.primitive.moves_data and all(a.aval.dtype == out for a in eqn.invars)):
             return f"{self.helper(half_helpers(out)[2])}({expr})"  # a 16-bit result: round it
         return expr
+
+
+def _chunkable(shape, reduce) -> bool:
+    """Is this reduction one to spread over threads in chunks
+    (:meth:`KernelWriter._chunked_full_reduction`): a sum, product, max or min
+    over every axis of a big nest whose first axis can be cut?"""
+    return (reduce.kind in ("sum", "prod", "max", "min") and not reduce.kept
+            and len(shape) >= 2 and shape[0] > 1
+            and int(np.prod(shape, dtype=np.int64)) >= PARALLEL_THRESHOLD)
 
 
 class _Reduction:
