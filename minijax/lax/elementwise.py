@@ -159,6 +159,12 @@ def _safe_divisor(x, y):
 
 
 def _div_impl(x, y):
+    if x.dtype in (np.float16, np.float32, np.float64) and np.shape(y) != np.broadcast_shapes(
+            np.shape(x), np.shape(y)):
+        # XLA divides by a broadcast divisor as ``x * (1 / y)`` (its algebraic
+        # simplifier's rewrite; see ``backends/plan/passes.divide_by_reciprocal``):
+        # JAX's eager ``x / 3.0`` on an array gives those bits, so we do too.
+        return np.multiply(x, np.true_divide(np.ones((), y.dtype), y))
     if not np.issubdtype(x.dtype, np.integer):
         return np.true_divide(x, y)
     # XLA truncates toward zero (C's ``/``); NumPy's ``//`` floors.

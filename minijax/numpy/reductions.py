@@ -23,6 +23,7 @@ import numpy as np
 
 from minijax import dtypes, lax, narrow_floats
 from minijax.abstract_arrays import get_aval
+from minijax.array import Array
 from minijax.lax.base import canonicalize_axis
 from minijax.numpy import ufuncs
 from minijax.numpy.creation import asarray
@@ -275,7 +276,22 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     compute_dtype = _upcast_f16(result_dtype) if dtype is None else result_dtype
     normalizer = _count(a, axis, keepdims, where, compute_dtype)
     total = sum(a, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
-    return lax._convert_element_type(lax.div(total, normalizer), result_dtype, False)
+    return lax._convert_element_type(_divide_by_count(total, normalizer), result_dtype, False)
+
+
+def _divide_by_count(total, count):
+    """``total / count`` with JAX's bits.
+
+    JAX's ``mean`` is a ``jit`` in which the count is a compile-time constant,
+    and XLA divides by a constant as ``total * (1 / count)``. Traced, we bind
+    ``div`` (JAX's jaxpr) and the kernels make XLA's rewrite
+    (``backends/plan/passes.divide_by_reciprocal``); on concrete arrays the
+    reciprocal is taken here.
+    """
+    if (isinstance(total, Array) and isinstance(count, np.ndarray)
+            and count.dtype in (np.float16, np.float32, np.float64)):
+        return lax.mul(total, np.ones((), count.dtype) / count)
+    return lax.div(total, count)
 
 
 _mean = mean  # ``var`` and ``std`` have an argument called ``mean``

@@ -31,10 +31,20 @@ def test_a_broadcast_row_is_read_by_index_not_copied():
 
 def test_keepdims_reductions_feed_the_next_loop_without_a_copy():
     def f(x):
-        return x / jnp.sum(x, axis=0, keepdims=True)
+        return x * jnp.sum(x, axis=0, keepdims=True)
     jitted = cpu_jit(f)
     code = _code(kernel_source(jitted, X))
     assert code.count("np.empty(") == 1, code
+    np.testing.assert_allclose(np.asarray(jitted(X)), X * X.sum(0, keepdims=True), rtol=1e-5)
+
+
+def test_dividing_by_a_reduction_takes_one_reciprocal_per_reduced_element():
+    # XLA's rewrite x / broadcast(s) -> x * broadcast(1 / s): the divisions run over
+    # the 4 sums, not over the 12 elements (passes.divide_by_reciprocal)
+    jitted = cpu_jit(lambda x: x / jnp.sum(x, axis=0, keepdims=True))
+    code = _code(kernel_source(jitted, X))
+    assert code.count(" / ") == 1, code
+    assert "fused loop nest over [4]: 1 equation(s)" in code, code
     np.testing.assert_allclose(np.asarray(jitted(X)), X / X.sum(0, keepdims=True), rtol=1e-5)
 
 

@@ -13,6 +13,9 @@ jaxpr is simplified, as XLA simplifies HLO before fusing it:
 4. :func:`split_transposing_reshapes` — ``reshape`` with ``dimensions``
    (transpose, then reshape: ``vmap`` of a convolution makes them) becomes
    a ``transpose`` and a plain ``reshape``, which every target lowers;
+   :func:`divide_by_reciprocal` — ``x / c`` where ``c`` is a constant or is
+   broadcast becomes ``x * (1 / c)``, as XLA's algebraic simplifier writes
+   it (the one pass that changes bits: to JAX's);
    :func:`compose_broadcasts` — a broadcast read by a bigger elementwise
    equation is replaced by one broadcast straight to that shape, so the loop
    nest reads the original value by index arithmetic instead of a copy;
@@ -21,8 +24,9 @@ jaxpr is simplified, as XLA simplifies HLO before fusing it:
 6. :func:`hoist_consts` — constants of nested jaxprs become constants of the
    kernel (a nested body is written inside the one entry function).
 
-Each pass returns its input unchanged when it has nothing to do, and never
-changes a result: the kernel computes the same bits.
+Each pass returns its input unchanged when it has nothing to do, and, but for
+:func:`divide_by_reciprocal`, never changes a result: the kernel computes the
+same bits as the equations one by one.
 """
 from __future__ import annotations
 
@@ -33,12 +37,13 @@ import numpy as np
 from minijax.interpreters.partial_eval import trace_to_jaxpr_dynamic
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from minijax.lax.compiler_hints import optimization_barrier_p
+from minijax.lax.elementwise import div_p, mul_p
 from minijax.lax.shapes import reshape_p, transpose_p
 from minijax.primitives import impl_rules
 
 __all__ = ["prepare", "inline_calls", "hoist_consts", "dead_code_elimination",
            "fold_transposed_products", "fold_transposed_operands", "fold_constants",
-           "compose_broadcasts", "split_transposing_reshapes", "map_subjaxprs",
+           "compose_broadcasts", "split_transposing_reshapes", "divide_by_reciprocal", "map_subjaxprs",
            "eqn_subjaxprs", "closed_subjaxprs", "closed_jaxprs_in", "all_eqns", "is_inline_call",
            "LOWER_FUNS", "register_lower_fun", "lower_fun_body"]
 
@@ -47,7 +52,8 @@ def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     """Every pass, in order: the jaxpr a kernel plan is made of."""
     closed_jaxpr = dead_code_elimination(inline_calls(closed_jaxpr))
     closed_jaxpr = split_transposing_reshapes(closed_jaxpr)
-    closed_jaxpr = dead_code_elimination(compose_broadcasts(fold_constants(closed_jaxpr)))
+    closed_jaxpr = divide_by_reciprocal(fold_constants(closed_jaxpr))
+    closed_jaxpr = dead_code_elimination(compose_broadcasts(closed_jaxpr))
     return hoist_consts(fold_transposed_operands(fold_transposed_products(closed_jaxpr)))
 
 
@@ -373,6 +379,74 @@ def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
                 eqn = eqn.replace(invars=invars)
         eqns.append(eqn)
     return _rewrite_bodies(closed_jaxpr, compose_broadcasts, eqns)
+
+
+_IEEE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def divide_by_reciprocal(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
+    """``d = div x c`` becomes ``r = div 1.0 c; d = mul x r`` when ``c`` is a
+    constant or a broadcast value (a real floating-point division).
+
+    XLA's algebraic simplifier does this before it fuses (``A / Const`` and
+    ``A / Broadcast(B)`` become ``A * (1/Const)`` and ``A * Broadcast(1/B)``):
+    one division per element of ``c`` instead of per element of ``x``. The
+    product is not always the correctly rounded quotient (``x * 180 / pi``
+    gives ``119.99999`` where IEEE division gives ``120.``), so JAX prints
+    those digits, and so do we: ``jnp.mean``, ``softmax``, ``x / norm`` and
+    ``x / 2.5`` compute JAX's bits. Which divisors count:
+
+    - a literal (``div f 12.0:f32[]``) or a constant of the jaxpr: ``1 / c``
+      is computed now, once;
+    - a smaller operand (``div a d`` with ``d:f32[1,3]`` and ``a:f32[4,3]``:
+      JAX's jaxprs broadcast size-1 and rank-0 operands implicitly);
+    - the result of a ``broadcast_in_dim``: the reciprocal is taken of the
+      broadcast's operand, then broadcast.
+
+    A division of two arrays of the same shape stays a division, as in XLA.
+    bfloat16 and the float8 types stay divisions too: XLA computes them in
+    float32 before it simplifies, and rounds once (float16's reciprocal is
+    rounded to float16, as here).
+    """
+    jaxpr = closed_jaxpr.jaxpr
+    broadcasts = {e.outvars[0]: e for e in jaxpr.eqns
+                  if e.primitive.kind == "broadcast" and "broadcast_dimensions" in e.params}
+    constvars = set(jaxpr.constvars)
+    reciprocals: dict = {}  # divisor -> its reciprocal (a Literal or a Var)
+    eqns = []
+
+    def reciprocal(c, div_eqn):
+        """``1 / c``: a literal now, or equations appended to ``eqns``."""
+        if isinstance(c, Literal):
+            return Literal((np.ones((), c.aval.dtype) / np.asarray(c.val, c.aval.dtype))[()],
+                           c.aval)
+        src = broadcasts.get(c)
+        if src is not None:  # the reciprocal of the operand, broadcast
+            out = Var(c.aval)
+            eqns.append(src.replace(invars=[reciprocal(src.invars[0], div_eqn)], outvars=[out]))
+            return out
+        one = Literal(np.ones((), c.aval.dtype)[()], c.aval.update(shape=()))
+        out = Var(c.aval)
+        eqns.append(div_eqn.replace(invars=[one, c], outvars=[out]))
+        return out
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is div_p:
+            x, c = eqn.invars
+            out_aval = eqn.outvars[0].aval
+            broadcast = (isinstance(c, Literal) or c in constvars or c in broadcasts
+                         or tuple(c.aval.shape) != tuple(out_aval.shape))
+            if broadcast and np.dtype(out_aval.dtype) in _IEEE_FLOATS:
+                if isinstance(c, Literal):
+                    inverse = reciprocal(c, eqn)
+                elif c in reciprocals:
+                    inverse = reciprocals[c]
+                else:
+                    inverse = reciprocals[c] = reciprocal(c, eqn)
+                eqns.append(eqn.replace(primitive=mul_p, invars=[x, inverse]))
+                continue
+        eqns.append(eqn)
+    return _rewrite_bodies(closed_jaxpr, divide_by_reciprocal, eqns)
 
 
 # =============================================================================
