@@ -328,5 +328,8 @@ if __name__ == "__main__":  # pragma: no cover - run under real JAX to regenerat
     print("# from JAX 0.10.2")
     print("EXPECTED = {")
     for name, case in CASES.items():
-        print(f"    {name!r}: {_literal(case(jax, stax))},")
+        print(f"    {name!r}: {{")
+        for k, v in case(jax, stax).items():
+            print(f"        {k!r}: {_literal(v)},")
+        print("    },")
     print("}")
