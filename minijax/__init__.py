@@ -76,3 +76,4 @@ import minijax.scipy.oscillatory_integrals  # noqa: F401,E402  (ch08: dawsn, fre
 import minijax.scipy.sparse  # noqa: F401,E402  (ch08: sparse.linalg.cg, bicgstab, gmres)
 import minijax.scipy.hyp2f1  # noqa: F401,E402  (ch08: hyp2f1, while_loops with a custom_jvp)
 import minijax.scipy.complex_loggamma  # noqa: F401,E402  (ch08: loggamma's principal branch)
+import minijax.example_libraries.stax, minijax.example_libraries.optimizers  # noqa: F401,E401,E402  (ch14: jax.example_libraries)

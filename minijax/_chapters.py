@@ -248,6 +248,9 @@ MODULES = {
     "minijax.scipy.optimize.line_search": 8,
     "minijax.scipy.optimize.bfgs": 8,
     "minijax.scipy.optimize.minimize": 8,
+    "minijax.example_libraries": 14,
+    "minijax.example_libraries.stax": 14,
+    "minijax.example_libraries.optimizers": 14,
 }
 
 #: The assembly point: may import any chapter.
