@@ -203,7 +203,9 @@ def plot_losses(runs, path):
                  label="test accuracy")
         acc.set_ylabel("test accuracy (%)")
         ax.set_title(f"{r.model} ({r.backend})")
-        fig.legend(loc="lower left", fontsize="small")
+        lines = ax.get_lines() + acc.get_lines()
+        ax.legend(lines, [line.get_label() for line in lines], loc="center right",
+                  fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
