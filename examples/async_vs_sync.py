@@ -165,15 +165,37 @@ def draw_timelines(experiment, args):
     except ImportError:
         print("  (no picture: matplotlib is not installed; pip install -e \".[examples]\")")
         return
-    fig, axes = plt.subplots(2, 1, figsize=(10, 3.8), sharex=True)
+    fig, axes = plt.subplots(2, 1, figsize=(11, 3.6), sharex=True)
     for ax, mode in zip(axes, MODES):
-        profiler.plot_timeline(traces[mode], ax=ax,
-                               title=f"{mode}: {'block every step' if mode == 'sync' else 'block at the end'}")
+        draw_rows(ax, traces[mode], plt)
+        ax.set_title(f"{mode}: {'block every step' if mode == 'sync' else 'block at the end'}")
+    axes[-1].set_xlabel("time (ms)")
     fig.tight_layout()
     path = os.path.join(args.out_dir, "timeline.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     print(f"  timeline: {path}")
+
+
+#: One colour per kind of work, the same in both pictures.
+COLORS = {"prepare batch": "C1", "jit(update)": "C0"}
+
+
+def draw_rows(ax, events, plt):
+    """The host's row and the device's row of a trace (the profiler's events)."""
+    lanes = ["host: MainThread", "cpu:0"]
+    for row, lane in enumerate(lanes):
+        for e in events:
+            if e["lane"] == lane:
+                ax.broken_barh([(1e3 * e["start"], 1e3 * (e["end"] - e["start"]))],
+                               (row - 0.4, 0.8), facecolor=COLORS.get(e["name"], "0.7"),
+                               edgecolor="white", linewidth=0.5)
+    ax.set_yticks(range(len(lanes)), ["host", "device (cpu:0)"])
+    ax.invert_yaxis()
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLORS.values()]
+    ax.legend(handles + [plt.Rectangle((0, 0), 1, 1, color="0.7")],
+              list(COLORS) + ["other (device_put...)"], loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), fontsize="small")
 
 
 if __name__ == "__main__":

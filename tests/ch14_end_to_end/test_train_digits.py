@@ -189,3 +189,13 @@ def test_unknown_backend_and_model_are_value_errors():
         load_backend("torch")
     with pytest.raises(ValueError, match="unknown model 'resnet'"):
         make_model("resnet", None)
+
+
+@needs_sklearn
+@pytest.mark.slow  # compiles a training step
+def test_async_vs_sync_runs_both_modes(capsys):
+    import async_vs_sync
+    assert async_vs_sync.main(["--steps", "3", "--repeats", "1", "--hidden", "32",
+                               "--batch-size", "32", "--prep-ms", "1", "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "sync :" in out and "async:" in out and "faster" in out
