@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # trainlib, beside this file
 
@@ -91,7 +91,7 @@ def run(args) -> int:
 
 
 def train_one(bk, data, model, args):
-    progress = make_progress_bar(args, model)
+    progress = make_progress_bar(args, model, len(data.x_train) // args.batch_size)
 
     def on_step(step, loss):          # io_callback: the device has run this step
         if progress is not None:
@@ -109,7 +109,7 @@ def train_one(bk, data, model, args):
     result = train(bk, data, model, args.epochs, args.batch_size, args.learning_rate,
                    args.seed, on_step=on_step, on_epoch=on_epoch,
                    epoch_context=lambda epoch: (profile(bk, timeline)
-                                                if epoch == args.epochs else _nothing()))
+                                                if epoch == args.epochs else nullcontext()))
     if progress is not None:
         progress.close()
     if not args.no_plots:
@@ -118,7 +118,7 @@ def train_one(bk, data, model, args):
     return result
 
 
-def make_progress_bar(args, model):
+def make_progress_bar(args, model, steps_per_epoch):
     if args.no_progress:
         return None
     try:
@@ -126,16 +126,8 @@ def make_progress_bar(args, model):
     except ImportError:
         print(f"(no progress bar: tqdm is not installed; {EXAMPLES_EXTRA_HINT})")
         return None
-    steps = args.epochs * (1437 // args.batch_size)
-    return tqdm(total=steps, desc=f"{model} steps run", unit="step", leave=False)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    return tqdm(total=args.epochs * steps_per_epoch, desc=f"{model} steps run", unit="step",
+                leave=False)
 
 
 def profile(bk, path):
@@ -267,7 +259,6 @@ def print_side_by_side(results, models):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    np.set_printoptions(precision=4)
     return compare(args) if args.compare else run(args)
 
 

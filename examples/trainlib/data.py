@@ -16,9 +16,9 @@ The loader is where asynchronous dispatch pays. A training loop reads::
 
 ``update`` only *dispatches* the step: the device (a worker thread on the
 CPU) computes it while Python carries on into ``loader.epoch``'s generator,
-which shuffles, gathers and ``device_put``\\ s the *next* batch. Host
-preparation and device compute overlap, with no thread of our own: the
-asynchrony of dispatch is enough. Nothing in the loop reads a value, so
+which shuffles, gathers and puts on the device (``device_put``) the *next*
+batch. Host preparation and device compute overlap, with no thread of our
+own: the asynchrony of dispatch is enough. Nothing in the loop reads a value, so
 nothing blocks.
 """
 from __future__ import annotations
