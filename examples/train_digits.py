@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import nullcontext
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-
+from contextlib import nullcontext
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # trainlib, beside this file
 
