@@ -214,6 +214,7 @@ def momentum(step_size: Schedule, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * velocity, velocity
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -243,6 +244,7 @@ def nesterov(step_size: Schedule, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * (mass * velocity + g), velocity
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -276,6 +278,7 @@ def adagrad(step_size, momentum=0.9):
         g_sq_inv_sqrt = jnp.where(g_sq > 0, 1. / jnp.sqrt(g_sq), 0.0)
         m = (1. - momentum) * (g * g_sq_inv_sqrt) + momentum * m
         return x - step_size(i) * m, g_sq, m
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -306,6 +309,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
         x, avg_sq_grad = state
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq_grad + eps), avg_sq_grad
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -339,6 +343,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq_grad + eps)
         return x - mom, avg_sq_grad, mom
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -383,6 +388,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         mhat = m / _bias_correction(b1, m, i)
         vhat = v / _bias_correction(b2, m, i)
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
+
     def get_params(state):
         return state[0]
     return init, update, get_params
@@ -419,6 +425,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
         u = jnp.maximum(b2 * u, jnp.abs(g))  # decaying infinity norm
         x = x - (step_size(i) / _bias_correction(b1, m, i)) * m / (u + eps)
         return x, m, u
+
     def get_params(state):
         return state[0]
     return init, update, get_params

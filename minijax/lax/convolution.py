@@ -126,7 +126,9 @@ class PaddingType:
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list[tuple[int, int]]:
     """``(low, high)`` padding of each spatial dimension for a padding string."""
-    kind = padding.upper() if isinstance(padding, str) else padding
+    if not isinstance(padding, str):  # only a string names a padding type, as in JAX
+        raise TypeError(f"Unknown padding type: {padding}.")
+    kind = padding.upper()
     if kind not in (PaddingType.VALID, PaddingType.SAME, PaddingType.SAME_LOWER):
         raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
                            f"'SAME_LOWER', got {padding}.")

@@ -139,3 +139,17 @@ def test_init_shapes_need_no_arrays():
     assert tuple(int(d) for d in out_shape) == (0, 3)  # the pool shrinks the -1 to 0
     assert [tuple(p.shape) for p in jax.tree_util.tree_leaves(params)] == [
         (3, 3, 2, 4), (1, 1, 1, 4), (36, 3), (3,)]
+
+
+def test_pool_padding_must_be_a_string():
+    # from JAX 0.10.2: init_fun converts the padding with lax.padtype_to_pads, which
+    # takes a padding type only: explicit pairs are a TypeError, a bad name a RuntimeError
+    init_fun, _ = stax.MaxPool((2, 2), padding=((1, 0), (0, 1)))
+    with pytest.raises(TypeError, match=r"Unknown padding type: \(\(1, 0\), \(0, 1\)\)\."):
+        init_fun(None, (1, 4, 4, 1))
+    init_fun, _ = stax.AvgPool((2, 2), padding='FOO')
+    with pytest.raises(RuntimeError, match="Unrecognized padding type: expected 'VALID', "
+                                           "'SAME', or 'SAME_LOWER', got FOO."):
+        init_fun(None, (1, 4, 4, 1))
+    # a lower-case name is accepted
+    assert stax.SumPool((2, 2), padding='same')[0](None, (1, 3, 3, 1))[0] == (1, 3, 3, 1)
