@@ -27,6 +27,7 @@ with ``--jax-python``'s interpreter), and prints them side by side.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -138,8 +139,10 @@ def profile(bk, path):
 
 def draw_timeline(bk, path, model):
     if bk.name != "minijax":
-        print(f"  timeline: JAX's profiler trace is in {path}_jax/ (open it with XProf or "
-              "TensorBoard's profile plugin); the picture is drawn for minijax only")
+        traces = glob.glob(os.path.join(path + "_jax", "**", "*.trace.json.gz"), recursive=True)
+        where = traces[0] if traces else path + "_jax/"
+        print(f"  timeline: JAX's profiler wrote {where} (https://ui.perfetto.dev opens it; "
+              "XProf reads the whole folder); the picture is drawn for minijax only")
         return
     plt = _pyplot()
     if plt is None:
