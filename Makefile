@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
+.PHONY: demo tour async-demo test test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -15,15 +15,29 @@ $(VENV)/.installed-base: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install -e ".[test,cuda,dtypes]"
-	touch $@ $(VENV)/.installed-base
+	$(PY) -m pip install -e ".[test,cuda,dtypes,examples]"
+	touch $@ $(VENV)/.installed-examples $(VENV)/.installed-base
 
 $(VENV)/.installed-notebooks: pyproject.toml | $(PY)
-	$(PY) -m pip install -e ".[test,cuda,dtypes,notebooks]"
-	touch $@ $(VENV)/.installed-test $(VENV)/.installed-base
+	$(PY) -m pip install -e ".[test,cuda,dtypes,examples,notebooks]"
+	touch $@ $(VENV)/.installed-test $(VENV)/.installed-examples $(VENV)/.installed-base
 
-demo: $(VENV)/.installed-base
-	$(PY) examples/demo.py
+$(VENV)/.installed-examples: pyproject.toml | $(PY)
+	$(PY) -m pip install -e ".[examples]"
+	touch $@ $(VENV)/.installed-base
+
+# Chapter 14: an MLP learns scikit-learn's handwritten digits in a few epochs
+# (jit + grad + asynchronous dispatch); pictures and parameters in build/train_digits.
+demo: $(VENV)/.installed-examples
+	$(PY) examples/train_digits.py --model mlp --epochs 5
+
+# The same training loop blocking every step, then only at the end.
+async-demo: $(VENV)/.installed-examples
+	$(PY) examples/async_vs_sync.py
+
+# One print per chapter 00-08 (and 13): arrays, dtypes, tracing, transformations.
+tour: $(VENV)/.installed-base
+	$(PY) examples/tour.py
 
 # Chapter 10 (CUDA) runs three times, with no GPU needed:
 # 1. in the main run, its programs' kernels compile to PTX and assemble (ptxas);

@@ -1,7 +1,8 @@
-"""The minijax demo: chapters 00 to 08 (and 13) at work.
+"""A tour of minijax: chapters 00 to 08 (and 13) at work, one print each.
 
-Run it with ``make demo``. Later chapters replace it with the end-to-end
-example (a small model trained with jit + grad + asynchronous dispatch).
+Run it with ``make tour``. ``make demo`` runs chapter 14's end-to-end
+example instead (``examples/train_digits.py``: a small model trained with
+jit + grad + asynchronous dispatch).
 """
 import numpy as np
 
