@@ -420,7 +420,8 @@ def _batch_sum(w, geo, x, k, dtype) -> None:
 
 
 def _batch_sum_row(w, geo, x, o) -> None:
-    """Row ``{name}_rr`` of P' element by element (when it has no contiguous runs)."""
+    """Row ``{name}_rr`` (c, kernel position ``{name}_kk``) of P': for each output
+    position, the batch of input elements it reads (zeros for padding)."""
     name, rank, bsz = geo.name, geo.rank, geo.batch
     w.emit(f"for {name}_sp in range({geo.out_positions}):")
     w.depth += 1
@@ -447,7 +448,8 @@ def _kernel_position_products(w, geo, x, k, dtype) -> None:
     ``x`` is ``(N, spatial..., C)``, one row of X per input position; ``k``
     is ``(C, kernel spatial..., O)``, so column (kernel position, o) of
     ``Y[row]`` is what input ``row`` gives output feature o through that
-    kernel position.
+    kernel position. A block holds at least one whole image (its Y is
+    positions x 9 x O: small, as O is).
     """
     name, rank = geo.name, geo.rank
     C, O, si, so = geo.features, geo.out_features, geo.in_positions, geo.out_positions
