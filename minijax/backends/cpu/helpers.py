@@ -444,24 +444,28 @@ def gemm_helper(trans_a: bool, trans_b: bool, *, accumulate: bool = False,
 def _gemm_source(trans_a: bool, trans_b: bool, accumulate: bool, one_thread: bool) -> str:
     op_a, op_b = "a.T" if trans_a else "a", "b.T" if trans_b else "b"
     assign = "+=" if accumulate else "="
-    threads = ("\n    previous = _blas_threads_local(1)  # this thread alone", "\n    _blas_threads_local(previous)") \
-        if one_thread else ("", "")
+    before, after = ("", "")
+    if one_thread:  # OpenBLAS's thread-local count, restored after the call
+        before = "\n    previous = _blas_threads_local(1)  # this thread alone"
+        after = "\n    _blas_threads_local(previous)"
     return f'''
 def {gemm_helper(trans_a, trans_b, accumulate=accumulate, one_thread=one_thread)}(a, b, out):
-    """out {assign} {op_a} @ {op_b} by one BLAS call (float32, contiguous rows{", one thread" if one_thread else ""}).
+    """out {assign} {op_a} @ {op_b}: one BLAS call{" on this thread alone" if one_thread else ""}.
+
+    float32 matrices whose rows are contiguous (the rows may be apart).
 
     BLAS is column-major, and a C-order matrix read column-major is its
-    transpose: this asks for out.T = {op_b}.T @ {op_a}.T, the operands swapped,
+    transpose: this asks for out.T = {"b" if trans_b else "b.T"} @ {"a" if trans_a else "a.T"}, the operands swapped,
     each with its transpose flag; nothing is copied.
     """
     m, n = out.shape
     k = a.shape[{0 if trans_a else 1}]
     alpha_beta = np.empty(2, np.float32)
     alpha_beta[0] = 1
-    alpha_beta[1] = {1 if accumulate else 0}{threads[0]}
+    alpha_beta[1] = {1 if accumulate else 0}{before}
     status = _xxgemm({ord("s")}, {ord("T" if trans_b else "N")}, {ord("T" if trans_a else "N")}, n, m, k,
                      alpha_beta[0:].ctypes, b.ctypes, _leading(b), a.ctypes, _leading(a),
-                     alpha_beta[1:].ctypes, out.ctypes, _leading(out)){threads[1]}
+                     alpha_beta[1:].ctypes, out.ctypes, _leading(out)){after}
     if status < 0:
         raise RuntimeError("no BLAS for matrix products: minijax needs SciPy installed")
 '''
