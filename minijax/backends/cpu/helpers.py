@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minijax.backends.cpu import blas_threads
+
 __all__ = ["Helper", "HELPERS", "register", "request", "with_callees", "gemm_helper",
            "reduce_precision_helper", "sort_helper", "helper_library_source",
            "use_helper_library", "shared_helpers", "decorated", "with_preludes", "DECORATOR"]
@@ -400,7 +402,7 @@ def _host_call(key, argv):
 # =============================================================================
 # Matrix products: BLAS's sgemm
 # =============================================================================
-_GEMM_PRELUDE = '''
+_GEMM_PRELUDE = f'''
 from numba.core import types as _types
 
 #: BLAS's gemm through Numba's own C helper, which finds SciPy's BLAS at run time
@@ -409,48 +411,80 @@ _xxgemm = _types.ExternalFunction("numba_xxgemm", _types.intc(
     _types.char, _types.char, _types.char, _types.intp, _types.intp, _types.intp,
     _types.voidptr, _types.voidptr, _types.intp, _types.voidptr, _types.intp,
     _types.voidptr, _types.voidptr, _types.intp))
+#: OpenBLAS's thread-local thread count (:mod:`.blas_threads`), by name.
+_blas_threads_local = _types.ExternalFunction("{blas_threads.SYMBOL}", _types.intc(_types.intc))
 '''
 
 
-def gemm_helper(trans_a: bool, trans_b: bool) -> str:
+def gemm_helper(trans_a: bool, trans_b: bool, *, accumulate: bool = False,
+                one_thread: bool = False) -> str:
     """The name of the float32 helper ``out = op(a) @ op(b)`` (BLAS's sgemm),
     ``op(x)`` being ``x.T`` where ``trans_x``: ``_sgemm_tn`` is ``a.T @ b``.
 
-    One helper per pair of flags, with only arrays for arguments: Numba
+    - ``accumulate``: ``out += op(a) @ op(b)`` instead (BLAS's ``beta = 1``),
+      for a product computed in pieces (``_sgemm_tn_acc``);
+    - ``one_thread``: BLAS runs the call on the calling thread alone
+      (``_sgemm_nt_1t``): a kernel's threaded loop calls it from every
+      thread, and each call must not wake OpenBLAS's own pool of threads as
+      well (:mod:`.blas_threads`).
+
+    The operands and ``out`` need contiguous rows only: the rows may be
+    further apart (a block of columns of a bigger matrix, a slice of rows),
+    BLAS's "leading dimension" is the row stride.
+
+    One helper per combination of flags, with only arrays for arguments: Numba
     specializes a called function on the *values* of literal arguments, so
     flags and sizes passed as constants would compile it once per product.
     (float32 only: minijax has no x64 mode, so matrices are never float64.)
     """
-    return f"_sgemm_{'nt'[trans_a]}{'nt'[trans_b]}"
+    return (f"_sgemm_{'nt'[trans_a]}{'nt'[trans_b]}"
+            f"{'_acc' if accumulate else ''}{'_1t' if one_thread else ''}")
 
 
-def _gemm_source(trans_a: bool, trans_b: bool) -> str:
+def _gemm_source(trans_a: bool, trans_b: bool, accumulate: bool, one_thread: bool) -> str:
     op_a, op_b = "a.T" if trans_a else "a", "b.T" if trans_b else "b"
+    assign = "+=" if accumulate else "="
+    before, after = ("", "")
+    if one_thread:  # OpenBLAS's thread-local count, restored after the call
+        before = "\n    previous = _blas_threads_local(1)  # this thread alone"
+        after = "\n    _blas_threads_local(previous)"
     return f'''
-def {gemm_helper(trans_a, trans_b)}(a, b, out):
-    """out = {op_a} @ {op_b} by one BLAS call (float32, all C-contiguous).
+def {gemm_helper(trans_a, trans_b, accumulate=accumulate, one_thread=one_thread)}(a, b, out):
+    """out {assign} {op_a} @ {op_b}: one BLAS call{" on this thread alone" if one_thread else ""}.
+
+    float32 matrices whose rows are contiguous (the rows may be apart).
 
     BLAS is column-major, and a C-order matrix read column-major is its
-    transpose: this asks for out.T = {op_b}.T @ {op_a}.T, the operands swapped,
+    transpose: this asks for out.T = {"b" if trans_b else "b.T"} @ {"a" if trans_a else "a.T"}, the operands swapped,
     each with its transpose flag; nothing is copied.
     """
     m, n = out.shape
     k = a.shape[{0 if trans_a else 1}]
     alpha_beta = np.empty(2, np.float32)
     alpha_beta[0] = 1
-    alpha_beta[1] = 0
+    alpha_beta[1] = {1 if accumulate else 0}{before}
     status = _xxgemm({ord("s")}, {ord("T" if trans_b else "N")}, {ord("T" if trans_a else "N")}, n, m, k,
-                     alpha_beta[0:].ctypes, b.ctypes, b.shape[1], a.ctypes, a.shape[1],
-                     alpha_beta[1:].ctypes, out.ctypes, n)
+                     alpha_beta[0:].ctypes, b.ctypes, _leading(b), a.ctypes, _leading(a),
+                     alpha_beta[1:].ctypes, out.ctypes, _leading(out)){after}
     if status < 0:
         raise RuntimeError("no BLAS for matrix products: minijax needs SciPy installed")
 '''
 
 
+register("_leading", '''
+def _leading(x):
+    """BLAS's leading dimension of a float32 matrix with contiguous rows: its row
+    stride in elements (at least its row length, 1 for an empty matrix)."""
+    return max(x.strides[0] // 4, x.shape[1], 1)
+''')
+
 for _ta in (False, True):
     for _tb in (False, True):
-        register(gemm_helper(_ta, _tb), _gemm_source(_ta, _tb), prelude=_GEMM_PRELUDE)
-
+        for _acc in (False, True):
+            for _one in (False, True):
+                register(gemm_helper(_ta, _tb, accumulate=_acc, one_thread=_one),
+                         _gemm_source(_ta, _tb, _acc, _one), prelude=_GEMM_PRELUDE,
+                         calls=("_leading",))
 
 
 # =============================================================================
