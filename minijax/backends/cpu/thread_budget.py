@@ -54,12 +54,22 @@ __all__ = ["SAMPLE_SECONDS", "adaptive_blas_threads", "cores", "threads_for",
 #: How often (at most) the run queue is sampled.
 SAMPLE_SECONDS = 0.05
 
+_enabled = True
+
+
+def _set_enabled(value: bool) -> None:
+    """The option's hook: a plain global, quicker to read than the option per call."""
+    global _enabled
+    _enabled = bool(value)
+
+
 _OPTION = "minijax_adaptive_blas_threads"
 adaptive_blas_threads = config._value_holders.get(_OPTION) or bool_state(
     _OPTION, True,
     "Fit the number of OpenBLAS threads of a kernel's matrix products to the machine's "
     "free cores before each call (one thread when other programs keep the cores busy). "
-    "False: OpenBLAS's own thread count, always.")
+    "False: OpenBLAS's own thread count, always.", update_hook=_set_enabled)
+_set_enabled(adaptive_blas_threads.value)  # the environment variable, read at import
 
 
 def cores() -> int:
@@ -108,11 +118,13 @@ class _Sample:
     """The last decision and when it was taken (shared by every thread)."""
     at = -1.0
     threads: int | None = None
+    told: int | None = None   # the count last given to OpenBLAS
 
 
 _sample = _Sample()
 _sample_lock = threading.Lock()
 _cores = cores()
+_can_set = blas_threads.have_local_threads
 
 
 def budget(now: float | None = None) -> int | None:
@@ -121,30 +133,41 @@ def budget(now: float | None = None) -> int | None:
     Sampled at most every :data:`SAMPLE_SECONDS`; between samples the last answer.
     """
     now = time.monotonic() if now is None else now
-    if now - _sample.at < SAMPLE_SECONDS:
-        return _sample.threads
+    if now - _sample.at >= SAMPLE_SECONDS:
+        _take_sample(now)
+    return _sample.threads
+
+
+def _take_sample(now: float) -> None:
     with _sample_lock:
         if now - _sample.at >= SAMPLE_SECONDS:
             others = others_running()
             _sample.threads = (None if others is None else
                                threads_for(others, _cores, blas_threads.default_threads))
             _sample.at = now
-    return _sample.threads
+            _sample.told = None  # tell OpenBLAS again at the next call (see fit_to_machine)
 
 
 def fit_to_machine() -> None:
-    """Before a kernel runs: give OpenBLAS the thread count the machine can take now."""
-    if not blas_threads.have_local_threads or not adaptive_blas_threads.value:
+    """Before a kernel runs: give OpenBLAS the thread count the machine can take now.
+
+    OpenBLAS is told when the count changes, and once after each sample (a
+    convolution's kernel sets the count itself, block by block: see
+    :mod:`.blas_threads`), so most calls cost a clock read and two comparisons.
+    """
+    if not (_can_set and _enabled):
         return
     n = budget()
-    if n is not None:
+    if n is not None and n != _sample.told:
         blas_threads.set_threads(n)
+        _sample.told = n
 
 
 def _forget_sample() -> None:
     """Sample afresh at the next call (tests; after ``fork``)."""
     _sample.at = -1.0
     _sample.threads = None
+    _sample.told = None
 
 
 if hasattr(os, "register_at_fork"):
