@@ -274,14 +274,17 @@ def main(argv=None):
                         help="run the steady-state part this many times")
     parser.add_argument("--no-first-epoch", action="store_true",
                         help="skip the fresh-process first epochs")
+    parser.add_argument("--no-steady", action="store_true",
+                        help="skip the steady-state steps")
     args = parser.parse_args(argv)
     neighbour = subprocess.Popen([sys.executable, "-c", BUSY]) if args.busy else None
     try:
         jax = import_jax()
         print(f"\nworkload 6: training on the digits, batch {BATCH}"
               f"{' (beside a busy neighbour)' if args.busy else ''}")
-        runs = [steady_state(jax) for _ in range(args.repeat)]
-        print_steady(runs)
+        runs = [] if args.no_steady else [steady_state(jax) for _ in range(args.repeat)]
+        if runs:
+            print_steady(runs)
         epochs = None
         if not args.no_first_epoch:
             epochs = first_epochs(jax is not None)

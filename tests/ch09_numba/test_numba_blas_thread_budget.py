@@ -78,10 +78,17 @@ def test_the_run_queue_is_sampled_at_most_every_sample_seconds(fresh_budget, mon
 
 
 @needs_setter
-def test_an_idle_machine_keeps_blas_own_count(fresh_budget, monkeypatch):
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "on-the-stream-thread"])
+def test_an_idle_machine_keeps_blas_own_count(fresh_budget, monkeypatch, inline):
+    """Inline runs allowed or not (then the kernel runs on the device's worker thread),
+    the kernel call sets the count (OpenBLAS's count is the process's: read here)."""
     monkeypatch.setattr(thread_budget, "others_running", lambda: 0)
     blas_threads.set_threads(1)
-    matmul_once()
+    minijax.config.update("minijax_inline_dispatch", inline)
+    try:
+        matmul_once()
+    finally:
+        minijax.config.update("minijax_inline_dispatch", True)
     assert blas_count() == min(blas_threads.default_threads, thread_budget.cores())
 
 
