@@ -16,9 +16,12 @@ and the spinning makes them look CPU-hungry, so they wait longer for the
 next turn. Measured on the project's 2-core machine, with a NumPy matrix
 loop on both cores beside it: the small MLP training step (64-256-256-10,
 batch 100; nine small products) took 15-250 ms instead of 0.4 ms, in the
-asynchronous and the synchronous loop alike; with one BLAS thread, 0.5-1.5
-ms. XLA's thread pool does not suffer this way: its tasks are independent
-blocks that any free thread takes, and idle threads sleep.
+asynchronous and the synchronous loop alike (a median over single steps can
+hide it: most steps are quick, a few take a whole stall); with one BLAS
+thread, 0.6-2 ms (JAX: 0.5-1). XLA's thread pool does not suffer this way:
+its tasks are independent blocks that any free thread takes, and idle
+threads sleep. (The same program with SciPy's ``sgemm`` alone, no minijax,
+collapses the same way: it is OpenBLAS's, not the executor's.)
 
 So before each kernel call the CPU backend asks :func:`fit_to_machine`,
 which tells OpenBLAS how many threads to use: all of them on an idle
@@ -28,6 +31,11 @@ the kernel's run queue (Linux's ``/proc/loadavg``: the number of runnable
 threads right now) minus this process's own runnable threads (its own BLAS
 pool spinning must not count as "busy"); it is sampled at most every
 :data:`SAMPLE_SECONDS` (a sample reads a few small files, 50-150 us).
+
+What it does not see: this process's *other* busy threads (a Python thread
+loading data beside the training loop) are not counted, and in a container
+``/proc/loadavg`` may count the whole host's threads (then minijax uses
+fewer threads than it could: slower, never the collapse).
 
 ``config.update('minijax_adaptive_blas_threads', False)`` (or the environment
 variable ``MINIJAX_ADAPTIVE_BLAS_THREADS=0``) leaves OpenBLAS's own count
