@@ -12,9 +12,10 @@ inside one ``jit``:
 What is measured, minijax beside real JAX (when it can be imported):
 
 1. steady-state time per step, in two modes, timed in turns
-   (``harness.interleaved_medians``): *async*, 20 steps dispatched back to
-   back and then one ``block_until_ready`` (how a training loop runs), and
-   *sync*, a block after every step;
+   (:func:`interleaved_block_means`: blocks of calls, their mean, a median
+   over the rounds): *async*, 20 steps dispatched back to back and then one
+   ``block_until_ready`` (how a training loop runs), and *sync*, a block
+   after every step;
 2. the first epoch with compiling: from the first call to the 18th step
    (1797 digits / batch 100) in a fresh process, minijax with an empty
    compile cache, JAX fresh (its persistent cache is off by default), and a
@@ -33,13 +34,15 @@ with an interpreter that has JAX installed, for the JAX column.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
-from harness import import_jax, interleaved_medians
+from harness import import_jax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCH, LR, MOMENTUM = 100, 0.05, 0.9
@@ -147,6 +150,35 @@ class Trainer:
 # =============================================================================
 # 1. Steady state, minijax and JAX in turns
 # =============================================================================
+def interleaved_block_means(fns: dict, *, rounds: int = 7, block_seconds: float = 0.3,
+                            settle_seconds: float = 0.25) -> dict:
+    """Seconds per call of each of ``fns``, timed in turns: the median over ``rounds`` of
+    each block's *mean* (its total time over its calls).
+
+    Unlike ``harness.interleaved_medians`` (the median of single calls), a stall
+    inside a block counts: with a busy neighbour most steps can be quick while a
+    few take tens of milliseconds, and a median of single calls would hide them;
+    a training loop pays the total.
+    """
+    for fn in fns.values():
+        fn()
+    means: dict = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            settle = time.perf_counter()
+            while time.perf_counter() - settle < settle_seconds:
+                fn()  # the hand-over from the other contender, not counted
+            calls, start = 0, time.perf_counter()
+            while True:
+                fn()
+                calls += 1
+                elapsed = time.perf_counter() - start
+                if elapsed >= block_seconds:
+                    break
+            means[name].append(elapsed / calls)
+    return {name: statistics.median(m) for name, m in means.items()}
+
+
 def steady_state(jax) -> dict:
     """Seconds per step: {(model, mode): {"minijax": s, "jax": s}}."""
     import minijax
@@ -158,7 +190,7 @@ def steady_state(jax) -> dict:
         trainers = {name: Trainer(lib, model, data) for name, lib in libs.items()}
         for mode, n, block_each in (("async", ASYNC_STEPS, False), ("sync", 1, True)):
             fns = {name: (lambda t=t: t.steps(n, block_each)) for name, t in trainers.items()}
-            times = interleaved_medians(fns)
+            times = interleaved_block_means(fns)
             results[(model, mode)] = {name: s / n for name, s in times.items()}
     return results
 
@@ -231,7 +263,7 @@ def first_epochs(have_jax: bool) -> dict:
 # Printing
 # =============================================================================
 def print_steady(all_runs: list) -> None:
-    print(f"\nsteady state, us per step (async: {ASYNC_STEPS} steps then a block; "
+    print(f"\nsteady state, us per step, block means (async: {ASYNC_STEPS} steps then a block; "
           "sync: a block after each step)")
     have_jax = "jax" in all_runs[0][("mlp", "async")]
     print(f"  {'model':5s} {'mode':6s} {'minijax':>18s} {'jax':>18s} {'minijax/jax':>14s}")
