@@ -156,6 +156,7 @@ MODULES = {
     "minijax.backends.cpu.trig_helpers": 9,
     "minijax.backends.cpu.loops": 9,
     "minijax.backends.cpu.blas_threads": 9,
+    "minijax.backends.cpu.thread_budget": 9,
     "minijax.backends.cpu.conv": 9,
     "minijax.backends.cpu.windowed": 9,
     "minijax.backends.cpu.rules": 9,

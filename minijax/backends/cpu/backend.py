@@ -34,6 +34,7 @@ from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
 from minijax.backends.cpu import host_calls
+from minijax.backends.cpu.thread_budget import fit_to_machine
 from minijax.backends.cpu import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key
@@ -185,6 +186,7 @@ class NumbaExecutable(Executable):
 
     def __call__(self, *flat_args) -> list:
         args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]
+        fit_to_machine()  # as many BLAS threads as the machine has free cores now
         error = None
         try:
             results = self.kernel(*self._consts, *args)
