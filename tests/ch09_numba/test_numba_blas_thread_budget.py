@@ -142,3 +142,20 @@ def test_sleeping_threads_are_not_counted_as_running():
         gate.set()
         for t in sleepers:
             t.join()
+
+
+@needs_setter
+def test_a_convolution_gives_blas_its_count_back(fresh_budget, monkeypatch):
+    # a convolution's threaded blocks each set OpenBLAS (process-wide) to one thread;
+    # the backend restores the machine's count once, after the kernel returns
+    monkeypatch.setattr(thread_budget, "others_running", lambda: 0)
+    conv = cpu_jit(lambda x, w: minijax.lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    x = np.ones((8, 8, 8, 4), np.float32)
+    w = np.ones((3, 3, 4, 16), np.float32)
+    lowered = conv.lower(x, w).as_text()
+    assert "_1t(" in lowered, "this convolution no longer uses one-thread products"
+    out = np.asarray(conv(x, w))
+    assert out[3, 3, 3, 0] == 36.0  # 3x3 window, 4 features of ones
+    expected = thread_budget.threads_for(0, thread_budget.cores(), blas_threads.default_threads)
+    assert blas_count() == expected

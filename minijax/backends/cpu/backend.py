@@ -34,7 +34,7 @@ from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
 from minijax.backends.cpu import host_calls
-from minijax.backends.cpu.thread_budget import fit_to_machine
+from minijax.backends.cpu.thread_budget import after_one_thread_products, fit_to_machine
 from minijax.backends.cpu import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cpu.rules import LOWERINGS
 from minijax.backends.cpu.syntax import is_half, is_threefry_key
@@ -183,6 +183,9 @@ class NumbaExecutable(Executable):
         self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
         self._const_avals = [v.aval for v in jaxpr.constvars]
         self._sources = output_sources(jaxpr)
+        # threaded loops that call BLAS on one thread each (convolutions) leave
+        # OpenBLAS's process-wide count at 1: restored after the call
+        self._one_thread_blas = "_1t(" in lowering.source
 
     def __call__(self, *flat_args) -> list:
         args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]
@@ -194,6 +197,9 @@ class NumbaExecutable(Executable):
             error = host_calls.take_error()  # a callback's own exception, kept by the trampoline
             if error is None:
                 raise
+        finally:
+            if self._one_thread_blas:
+                after_one_thread_products()
         if error is not None:  # raised here, outside the kernel's error, with its own chain
             raise error
         outs = []

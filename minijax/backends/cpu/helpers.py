@@ -426,7 +426,10 @@ def gemm_helper(trans_a: bool, trans_b: bool, *, accumulate: bool = False,
     - ``one_thread``: BLAS runs the call on the calling thread alone
       (``_sgemm_nt_1t``): a kernel's threaded loop calls it from every
       thread, and each call must not wake OpenBLAS's own pool of threads as
-      well (:mod:`.blas_threads`).
+      well (:mod:`.blas_threads`). The count it sets is the whole process's,
+      so it is not restored here (a thread restoring it while another starts
+      its product would hand that one the pool): the backend restores it once
+      the kernel has returned (``thread_budget.after_one_thread_products``).
 
     The operands and ``out`` need contiguous rows only: the rows may be
     further apart (a block of columns of a bigger matrix, a slice of rows),
@@ -445,9 +448,8 @@ def _gemm_source(trans_a: bool, trans_b: bool, accumulate: bool, one_thread: boo
     op_a, op_b = "a.T" if trans_a else "a", "b.T" if trans_b else "b"
     assign = "+=" if accumulate else "="
     before, after = ("", "")
-    if one_thread:  # OpenBLAS's thread-local count, restored after the call
-        before = "\n    previous = _blas_threads_local(1)  # this thread alone"
-        after = "\n    _blas_threads_local(previous)"
+    if one_thread:  # OpenBLAS's count (process-wide): the backend restores it after the kernel
+        before = "\n    _blas_threads_local(1)  # this thread alone"
     return f'''
 def {gemm_helper(trans_a, trans_b, accumulate=accumulate, one_thread=one_thread)}(a, b, out):
     """out {assign} {op_a} @ {op_b}: one BLAS call{" on this thread alone" if one_thread else ""}.

@@ -56,7 +56,7 @@ import time
 from minijax.backends.cpu import blas_threads
 from minijax.config import bool_state, config
 
-__all__ = ["SAMPLE_SECONDS", "adaptive_blas_threads", "cores", "threads_for",
+__all__ = ["SAMPLE_SECONDS", "adaptive_blas_threads", "after_one_thread_products", "cores", "threads_for",
            "others_running", "budget", "fit_to_machine"]
 
 #: How often (at most) the run queue is sampled.
@@ -169,6 +169,16 @@ def fit_to_machine() -> None:
     if n is not None and n != _sample.told:
         blas_threads.set_threads(n)
         _sample.told = n
+
+
+def after_one_thread_products() -> None:
+    """After a kernel whose threaded loops set OpenBLAS to one thread
+    (``gemm_helper(..., one_thread=True)``): give it back the machine's count."""
+    if not _can_set:
+        return
+    n = budget() if _enabled else None
+    blas_threads.set_threads(blas_threads.default_threads if n is None else n)
+    _sample.told = n
 
 
 def _forget_sample() -> None:
