@@ -300,10 +300,18 @@ _mean = mean  # ``var`` and ``std`` have an argument called ``mean``
 def _var_dtypes(a_dtype, dtype):
     """(computation dtype, result dtype) of ``var``/``std``, as JAX picks them."""
     if dtype is not None:
+        if (dtypes.issubdtype(a_dtype, np.complexfloating)
+                and not dtypes.issubdtype(dtype, np.complexfloating)):
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on "
+                "https://github.com/jax-ml/jax/issues/2283 if this behavior is important to you.")
         return _upcast_f16(dtype), dtype
     if not dtypes.is_inexact(a_dtype):
         return dtypes.default_float_dtype, dtypes.default_float_dtype
-    return _upcast_f16(a_dtype), a_dtype
+    # a complex array's variance is real: the result dtype is the real part's
+    return _upcast_f16(a_dtype), np.zeros((), a_dtype).real.dtype
 
 
 def _correction(ddof, correction):
@@ -314,40 +322,63 @@ def _correction(ddof, correction):
     return correction
 
 
-@jnp_jit("_var", static_argnames=("axis", "dtype", "keepdims", "ddof", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """Variance over ``axis``: mean squared deviation, divided by ``N - ddof``."""
-    _no_out("var", out)
-    a = _ensure_array("var", a)
-    where = _check_where("var", where)
-    axis = _static_axis(axis)
+    """Variance over ``axis``: mean squared deviation, divided by ``N - ddof``.
+
+    As in JAX, the work is the inner ``jit`` ``_var``, whose ``correction``
+    (``ddof``) is a traced argument: ``jnp.var(x, ddof=1)`` and ``ddof=0``
+    share one compiled program.
+    """
     correction = _correction(ddof, correction)
+    a = _ensure_array("var", a)
+    return _var(a, axis=_static_axis(axis), dtype=dtype, out=out, correction=correction,
+                keepdims=keepdims, where=where, a_mean=mean)
+
+
+@jnp_jit("_var", static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
+         a_mean=None):
+    _no_out("var", out)
+    where = _check_where("var", where)
     dtype = None if dtype is None else _user_dtype(dtype)
     compute_dtype, dtype = _var_dtypes(_aval(a).dtype, dtype)
     a = lax._convert_element_type(a, compute_dtype, False)
-    if mean is None:
+    if a_mean is None:
         a_mean = _mean(a, axis, dtype=compute_dtype, keepdims=True, where=where)
     else:
-        a_mean = lax._convert_element_type(_ensure_array("var", mean), compute_dtype, False)
-    centered = lax.square(lax.sub(a, a_mean))
+        a_mean = lax._convert_element_type(_ensure_array("var", a_mean), compute_dtype, False)
+    centered = lax.sub(a, a_mean)
+    if dtypes.issubdtype(compute_dtype, np.complexfloating):  # |z - mean|^2, real
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute_dtype = _aval(centered).dtype
+    else:
+        centered = lax.square(centered)
     normalizer = _count(a, axis, keepdims, where, compute_dtype)
-    normalizer = lax.sub(normalizer, np.asarray(correction, compute_dtype))
+    normalizer = lax.sub(normalizer, lax._convert_element_type(correction, compute_dtype, False))
     total = sum(centered, axis, dtype=compute_dtype, keepdims=keepdims, where=where)
     result = lax._convert_element_type(lax.div(total, normalizer), dtype, False)
     # a Python NaN, as JAX's: an integer dtype= makes the result float32 (weak)
     return ufuncs._where(lax.gt(normalizer, np.asarray(0, compute_dtype)), result, np.nan)
 
 
-@jnp_jit("_std", static_argnames=("axis", "dtype", "keepdims", "ddof", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """Standard deviation over ``axis``: ``sqrt(var(...))``."""
+    """Standard deviation over ``axis``: ``sqrt(var(...))`` (the inner ``jit`` ``_std``)."""
+    correction = _correction(ddof, correction)
+    a = _ensure_array("std", a)
+    return _std(a, axis=_static_axis(axis), dtype=dtype, out=out, correction=correction,
+                keepdims=keepdims, where=where, mean=mean)
+
+
+@jnp_jit("_std", static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
+         mean=None):
     if dtype is not None and not dtypes.is_inexact(_user_dtype(dtype)):
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {_user_dtype(dtype)}")
     _no_out("std", out)
-    return lax.sqrt(var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where,
-                        mean=mean, correction=correction))
+    return lax.sqrt(var(a, axis, dtype, keepdims=keepdims, where=where, mean=mean,
+                        correction=correction))
 
 
 @jnp_jit("_ptp", static_argnames=("axis", "keepdims"))
