@@ -20,8 +20,8 @@ from minijax.numpy.indexing import take, take_along_axis
 from minijax.numpy.set_ops import nonzero
 from minijax.numpy.tensor_contractions import matmul
 from minijax.lax import _convert_element_type
-from minijax.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                promote_dtypes, promote_dtypes_inexact, jnp_jit)
+from minijax.numpy.util import (check_arraylike, jnp_custom_jvp, jnp_jit, promote_args,
+                                promote_args_inexact, promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "cross", "rot90", "append", "insert", "delete", "resize", "gcd", "lcm", "ldexp",
@@ -408,18 +408,48 @@ def _pow2(e, dtype):
     return lax.bitcast_convert_type(lax.shift_left(biased, int_type(info.nmant)), dtype)
 
 
+@jnp_jit("frexp")
 def frexp(x, /):
-    """Mantissa in ``[0.5, 1)`` and int32 exponent with ``x = m * 2**e``."""
+    """Mantissa in ``[0.5, 1)`` and int32 exponent with ``x = m * 2**e``.
+
+    Read off the bits, as JAX does: the exponent field, less its bias, is
+    ``e - 1``; the mantissa keeps its sign and fraction bits and gets the
+    exponent of 0.5. A subnormal is first scaled by ``2**nmant`` (into the
+    normal range), its exponent lowered by as much. 0, inf and NaN are
+    returned with exponent 0. The derivative is a rule of its own
+    (``custom_jvp``): the bit operations have none.
+    """
     x, = promote_args_inexact("frexp", x)
-    finite = _u.isfinite(x) & (x != 0)
-    safe = _u.where(finite, _u.abs(x), _c.ones_like(x))
-    e = (_u.floor(_u.log2(safe)) + 1).astype(_int)
-    m = x / _u.exp2(e.astype(dtypes.result_type(x)))
-    fix = finite & (_u.abs(m) >= 1)  # log2 rounding at exact powers of two
-    m, e = _u.where(fix, m / 2, m), _u.where(fix, e + 1, e)
-    fix = finite & (_u.abs(m) < 0.5)
-    m, e = _u.where(fix, m * 2, m), _u.where(fix, e - 1, e)
-    return _u.where(finite, m, x), _u.where(finite, e, 0)
+    if dtypes.issubdtype(dtypes.result_type(x), np.complexfloating):
+        raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+def _frexp_bits(x):
+    dtype = dtypes.result_type(x)
+    info = dtypes.finfo(dtype)
+    int_type = {16: np.int16, 32: np.int32, 64: np.int64}[info.bits]
+    mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
+    tiny = _u.abs(x) < info.tiny  # a subnormal: scaled into the normal range first
+    scaled = _u._where(tiny, x * np.asarray(1 << info.nmant, dtype), x)
+    e = _u._where(tiny, int_type(-info.nmant), int_type(0))
+    bits = lax.bitcast_convert_type(scaled, int_type)
+    e = e + (((bits >> info.nmant) & mask) - bias + 1)
+    bits = (bits & ~(mask << info.nmant)) | ((bias - 1) << info.nmant)
+    m = lax.bitcast_convert_type(bits, dtype)
+    special = _u.isinf(x) | _u.isnan(x) | (x == 0)
+    e = _u._where(special, lax.full_like(e, 0), e)
+    return _u._where(special, x, m), lax.convert_element_type(e, np.int32)
+
+
+_frexp = jnp_custom_jvp(_frexp_bits, name="_frexp")
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    m, e = frexp(x)
+    return (m, e), (t * _u.exp2(-e.astype(t.dtype)), np.zeros(np.shape(e), dtypes.float0))
 
 
 @jnp_jit("modf")
