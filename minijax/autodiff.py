@@ -19,12 +19,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-import minijax.numpy as jnp
 from minijax import dtypes, lax, tree_util
 from minijax.core import Tracer, get_aval
-from minijax.interpreters.ad import (Zero, _argnums_partial, _cast_like, _check_callable,
+from minijax.interpreters.ad import (Zero, _argnums_partial, _check_callable,
                                      _ensure_index, _typeof, float0, jacfwd,
-                                     primal_dtype_to_tangent_dtype, zeros_like_aval)
+                                     primal_dtype_to_tangent_dtype, std_basis,
+                                     unravel_array_into_pytree, zeros_like_aval)
 from minijax.interpreters.batching import vmap
 from minijax.interpreters.linearize import flatten_fun, linearize, linearize_flat
 from minijax.interpreters.partial_eval import fun_sourceinfo
@@ -321,32 +321,6 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # =============================================================================
 # jacrev and hessian
 # =============================================================================
-def _unravel_array_into_pytree(pytree, axis: int, example, arr):
-    """Split ``arr`` along ``axis`` into pieces shaped like ``pytree``'s leaves.
-
-    The piece of leaf ``l`` has shape ``arr.shape[:axis] + l.shape +
-    arr.shape[axis+1:]`` and the dtype of ``example`` (or of ``l`` itself).
-    """
-    leaves, treedef = tree_util.tree_flatten(pytree)
-    shape = get_aval(arr).shape
-    sizes = [int(np.size(leaf)) for leaf in leaves]
-    parts, start = [], 0
-    for leaf, size in zip(leaves, sizes):
-        part = lax.slice_in_dim(arr, start, start + size, axis=axis) if len(leaves) > 1 else arr
-        part = lax.reshape(part, shape[:axis] + np.shape(leaf) + shape[axis + 1:])
-        parts.append(_cast_like(part, leaf if example is None else example))
-        start += size
-    return tree_util.tree_unflatten(treedef, parts)
-
-
-def _std_basis(pytree):
-    """One basis vector of ``pytree``'s whole space per row: a pytree of stacked arrays."""
-    leaves = tree_util.tree_leaves(pytree)
-    n = sum(int(np.size(x)) for x in leaves)
-    dtype = dtypes.result_type(*leaves)
-    return _unravel_array_into_pytree(pytree, 1, None, jnp.eye(n, dtype=dtype))
-
-
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """The Jacobian of ``fun`` computed row by row with reverse-mode AD.
@@ -365,10 +339,10 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         y, pullback, *aux = vjp(f, *dyn_args, has_aux=has_aux)
         for leaf in tree_util.tree_leaves(y):
             _check_output_dtype_revderiv("jacrev", holomorphic, leaf)
-        jac = vmap(pullback)(_std_basis(y))
+        jac = vmap(pullback)(std_basis(y))
         jac = jac[0] if isinstance(argnums, int) else jac
         example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
-        jac_tree = tree_util.tree_map(functools.partial(_unravel_array_into_pytree, y, 0),
+        jac_tree = tree_util.tree_map(functools.partial(unravel_array_into_pytree, y, 0),
                                       example_args, jac)
         jac_tree = tree_util.tree_transpose(tree_util.tree_structure(example_args),
                                             tree_util.tree_structure(y), jac_tree)

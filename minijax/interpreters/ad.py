@@ -441,19 +441,41 @@ def _check_output_dtype_jacfwd(holomorphic: bool, y) -> None:
                         f"but got {dtype.name}.")
 
 
-def _std_basis(leaves) -> list[np.ndarray]:
-    """The standard basis of the inputs, one stacked array per leaf.
+def std_basis(pytree):
+    """The standard basis of ``pytree``'s space, as a pytree of stacked arrays.
 
-    Leaf ``i`` gets an array of shape ``(n,) + shape_i``: row ``k`` is the
-    part of the ``k``-th unit vector (of all ``n`` input numbers) that falls
-    into that leaf, in the leaf's own dtype.
+    With ``n`` numbers in all, leaf ``i`` gets an array of shape
+    ``(n,) + shape_i``: row ``k`` is the part of the ``k``-th unit vector that
+    falls into that leaf, in the leaf's own dtype. Built as JAX builds it (and
+    traced, so a jaxpr shows it): ``jnp.eye(n)``, split by leaf along its
+    columns, each piece reshaped and cast.
     """
-    sizes = [int(np.size(x)) for x in leaves]
-    n = sum(sizes)
-    eye = np.eye(n)
-    offsets = np.cumsum([0] + sizes)
-    return [eye[:, lo:hi].reshape((n,) + tuple(np.shape(x))).astype(_typeof(x).dtype)
-            for x, lo, hi in zip(leaves, offsets, offsets[1:])]
+    leaves = tree_flatten(pytree)[0]
+    n = sum(int(np.size(x)) for x in leaves)
+    eye = jnp.eye(n, dtype=dtypes.result_type(*leaves)) if leaves else jnp.eye(0)
+    return unravel_array_into_pytree(pytree, 1, None, eye, basis=True)
+
+
+def unravel_array_into_pytree(pytree, axis: int, example, arr, *, basis: bool = False):
+    """Split ``arr`` along ``axis`` into pieces shaped like ``pytree``'s leaves.
+
+    The piece of leaf ``l`` has shape ``arr.shape[:axis] + l.shape +
+    arr.shape[axis+1:]`` and the dtype of ``example`` (of ``l`` itself when
+    ``example`` is None). One ``split`` (JAX's, even for one piece, with
+    NumPy integer sizes), then a ``reshape`` where the shape changes and a
+    cast; a basis (``basis=True``) is always cast, as JAX's is.
+    """
+    leaves, tree = tree_flatten(pytree)
+    shape = tuple(get_aval(arr).shape)
+    axis = axis % len(shape)
+    pieces = lax.split(arr, [np.int64(np.size(x)) for x in leaves], axis)
+    parts = []
+    for piece, leaf in zip(pieces, leaves):
+        target = shape[:axis] + tuple(np.shape(leaf)) + shape[axis + 1:]
+        if tuple(get_aval(piece).shape) != target:
+            piece = lax.reshape(piece, target)
+        parts.append(_cast_like(piece, leaf if example is None else example, force=basis))
+    return tree_unflatten(tree, parts)
 
 
 def _push_basis_loop(pushfwd: Callable, basis: list):
@@ -480,26 +502,22 @@ def set_push_basis(fn: Callable) -> None:
     _push_basis[0] = fn
 
 
-def _cast_like(x, example):
-    """``x`` in ``example``'s dtype and weak type (a real part when ``example`` is real)."""
+def _cast_like(x, example, force: bool = False):
+    """``x`` in ``example``'s dtype and weak type (a real part when ``example`` is real);
+    ``force``: a conversion equation even where nothing changes (JAX's basis)."""
     ex = _typeof(example)
     if np.issubdtype(get_aval(x).dtype, np.complexfloating) and \
             not np.issubdtype(ex.dtype, np.complexfloating):
         x = lax.real(x)
+    if force and isinstance(x, Tracer):
+        return lax.convert_element_type_p.bind(x, new_dtype=np.dtype(ex.dtype),
+                                               weak_type=bool(ex.weak_type), sharding=None)
     return lax._convert_element_type(x, ex.dtype, ex.weak_type)
 
 
 def _jacfwd_unravel(inputs, y, jac):
     """Split the last axis of ``jac`` into the inputs' pytree: ``y.shape + x.shape`` per leaf."""
-    leaves, tree = tree_flatten(inputs)
-    sizes = [int(np.size(x)) for x in leaves]
-    axis, start, parts = get_aval(jac).ndim - 1, 0, []
-    for x, size in zip(leaves, sizes):
-        part = jac if len(leaves) == 1 else lax.slice_in_dim(jac, start, start + size, axis=axis)
-        part = lax.reshape(part, np.shape(y) + tuple(np.shape(x)))
-        parts.append(_cast_like(part, y))
-        start += size
-    return tree_unflatten(tree, parts)
+    return unravel_array_into_pytree(inputs, -1, y, jac)
 
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
@@ -530,7 +548,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             out_tree[:] = [y_tree]
             return y_leaves, t_leaves, out[2] if has_aux else None
 
-        y, jac, aux = _push_basis[0](pushfwd, _std_basis(in_leaves))
+        y, jac, aux = _push_basis[0](pushfwd, std_basis(in_leaves))
         for yi in y:
             _check_output_dtype_jacfwd(holomorphic, yi)
         example = dyn_args[0] if isinstance(argnums, int) else dyn_args

@@ -414,9 +414,11 @@ split_p = multiple_results_primitive("split", _split_abstract_eval, _split_impl,
 
 
 def split(operand, sizes: Sequence[int], axis: int = 0):
-    """Split ``operand`` along ``axis`` into a list of pieces of the given ``sizes``."""
+    """Split ``operand`` along ``axis`` into a list of pieces of the given ``sizes``
+    (NumPy integers are kept as given: JAX prints ``sizes=(np.int64(2),)``)."""
     axis = canonicalize_axis(axis, get_aval(operand).ndim)
-    return split_p.bind(operand, sizes=tuple(operator.index(s) for s in sizes), axis=axis)
+    sizes = tuple(s if isinstance(s, np.integer) else operator.index(s) for s in sizes)
+    return split_p.bind(operand, sizes=sizes, axis=axis)
 
 
 def _unstack_abstract_eval(operand, *, axis):
