@@ -39,6 +39,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.config import disable_jit
 from minijax.core import eval_trace, get_aval, is_concrete, set_current_trace
+from minijax.lax.shapes import empty_like_aval
 from minijax.interpreters.ad import Zero, instantiate_zeros, jvp_rules, tangent_aval
 from minijax.interpreters.batching import (batch_size, batching_rules, bdim_at_front,
                                            moveaxis, not_mapped)
@@ -323,7 +324,8 @@ def _cond_partial_eval(trace, index, *ops, branches):
     unknown if it is in any branch. Branches need different residuals, but a
     ``cond``'s branches must have one output type: the residual lists are
     merged (:func:`_merge_branch_residuals`), each known branch fills the
-    slots it does not use with zeros, and each unknown branch takes them all.
+    slots it does not use with placeholders (``empty2``), and each unknown branch takes
+    them all.
     """
     if trace.is_unknown(index):  # the branch itself is unknown: stage everything
         return trace.default_process_primitive(cond_p, [index, *ops], dict(branches=branches))
@@ -367,12 +369,14 @@ def _merge_branch_residuals(branch_res_avals):
 
 
 def _join_cond_outputs(closed: ClosedJaxpr, all_res_avals, res_indices, n_known):
-    """A known branch returning every residual slot (zeros in the slots it does not fill)."""
+    """A known branch returning every residual slot (``empty2`` in the slots it does not fill)."""
     def joined(*args):
         known, res = split_list(eval_jaxpr(closed.jaxpr, closed.consts, *args), [n_known])
-        slots = {i: r for i, r in zip(res_indices, res)}
-        return known + [slots[i] if i in slots else lax.full(a.shape, 0, a.dtype)
-                        for i, a in enumerate(all_res_avals)]
+        # as JAX: a placeholder for every slot, then the branch's own residuals in theirs
+        slots = [empty_like_aval(a) for a in all_res_avals]
+        for i, r in zip(res_indices, res):
+            slots[i] = r
+        return known + slots
     jaxpr, _, consts = trace_to_jaxpr_dynamic(joined, closed.in_avals)
     return ClosedJaxpr(jaxpr, consts)
 

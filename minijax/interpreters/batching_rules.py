@@ -223,9 +223,10 @@ def _pad_rule(args, dims, *, padding_config):
     return lax.select(is_data, padded, fill), x_bdim
 
 
-def _iota_rule(args, dims, **params):
-    """``iota`` has no operands, so it is never batched (the trace binds it directly)."""
-    return lax.iota_p.bind(**params), not_mapped
+def _no_operands_rule(prim):
+    """``iota`` and ``empty2`` have no operands, so they are never batched (the trace
+    binds them directly)."""
+    return lambda args, dims, **params: (prim.bind(**params), not_mapped)
 
 
 batching_rules.update({
@@ -240,7 +241,8 @@ batching_rules.update({
     lax.split_p: _split_rule,
     lax.tile_p: _tile_rule,
     lax.pad_p: _pad_rule,
-    lax.iota_p: _iota_rule,
+    lax.iota_p: _no_operands_rule(lax.iota_p),
+    lax.empty2_p: _no_operands_rule(lax.empty2_p),
 })
 
 

@@ -84,7 +84,7 @@ for _prim in (lax.sign_p, lax.floor_p, lax.ceil_p, lax.round_p, lax.is_finite_p,
               lax.not_p, lax.and_p, lax.or_p, lax.xor_p, lax.population_count_p,
               lax.clz_p, lax.shift_left_p, lax.shift_right_logical_p,
               lax.shift_right_arithmetic_p, lax.eq_p, lax.ne_p, lax.lt_p, lax.le_p,
-              lax.gt_p, lax.ge_p, lax.bitcast_convert_type_p, lax.iota_p,
+              lax.gt_p, lax.ge_p, lax.bitcast_convert_type_p, lax.iota_p, lax.empty2_p,
               lax.argmax_p, lax.argmin_p, lax.reduce_and_p, lax.reduce_or_p,
               lax.reduce_xor_p, lax.stop_gradient_p):
     defjvp_zero(_prim)

@@ -10,6 +10,7 @@ messages. The non-primitive helpers (``full``, ``full_like``, ``collapse``,
 """
 from __future__ import annotations
 
+import enum
 import operator
 import warnings
 from typing import Sequence
@@ -27,7 +28,7 @@ from minijax.primitives import Primitive, abstract_eval_rules, impl_rules
 __all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "broadcast_like",
            "broadcast_shapes", "reshape", "squeeze", "expand_dims", "collapse",
            "transpose", "rev", "concatenate", "pad", "split", "stack", "unstack",
-           "tile", "iota", "broadcasted_iota", "full", "full_like"]
+           "tile", "iota", "broadcasted_iota", "full", "full_like", "empty2", "MemorySpace"]
 
 
 def _same_dtype(x, **_):
@@ -558,6 +559,35 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
     dtype = check_user_dtype(dtype, "broadcasted_iota")
     return iota_p.bind(dtype=dtype, shape=canonicalize_shape(shape),
                        dimension=operator.index(dimension), sharding=out_sharding)
+
+
+class MemorySpace(enum.Enum):
+    """Where a buffer lives (JAX's ``core.MemorySpace``): printed ``MemorySpace.Device``."""
+    Device = "device"
+    Host = "host"
+    Any = "any"
+
+
+def _empty2_impl(*, dtype, memory_space):
+    return np.zeros((), dtype)
+
+
+empty2_p = standard_primitive("empty2", lambda **_: (), lambda *, dtype, memory_space: dtype,
+                              _empty2_impl, weak_type_rule=lambda **_: False, kind="broadcast")
+
+
+def empty2(dtype, *, memory_space=MemorySpace.Device):
+    """A scalar whose value does not matter (zero here, as in XLA's lowering).
+
+    JAX fills the residual slots a ``cond`` branch does not compute with it
+    (broadcast to the slot's shape): every branch must return the same types.
+    """
+    return empty2_p.bind(dtype=np.dtype(dtype), memory_space=memory_space)
+
+
+def empty_like_aval(aval):
+    """``empty2`` broadcast to ``aval``'s shape: a placeholder of that type."""
+    return broadcast(empty2(aval.dtype), tuple(aval.shape))
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):

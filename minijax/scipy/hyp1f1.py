@@ -35,7 +35,7 @@ def _sum_series(first_term, ratio, weight=None, start=1.0):
 
     def going(state):
         total, k, term, active = state
-        return (k < _MAX_TERMS) & jnp.any(active)
+        return jnp.all(k < _MAX_TERMS) & jnp.any(active)
 
     def body(state):
         total, k, term, active = state
@@ -47,7 +47,11 @@ def _sum_series(first_term, ratio, weight=None, start=1.0):
     total = jnp.zeros_like(first_term) + start
     active = jnp.abs(first_term) / jnp.abs(jnp.where(total == 0, 1.0, total)) > eps
     active = active | (total == 0)
-    total, _, _, _ = while_loop(going, body, (total, 1, first_term, active))
+    # k has the terms' shape, as in JAX's loop under ``vmap`` (every carry batched):
+    # ``x / (k + 1)`` is then a division of equal shapes, not by a broadcast scalar,
+    # which XLA (and the kernels) would turn into a product with the reciprocal
+    k = jnp.ones(jnp.shape(first_term), dtypes.default_int_dtype)
+    total, _, _, _ = while_loop(going, body, (total, k, first_term, active))
     return total
 
 

@@ -355,6 +355,11 @@ def _iota(c):
     return cast(c.out_dtype, c.idx[c.eqn.params["dimension"]])
 
 
+def _empty2(c):
+    """A placeholder whose value does not matter: zero, as XLA lowers it."""
+    return literal(0, c.out_dtype)
+
+
 def _broadcast_in_dim(c, x_expr):
     """No copy: the operand is read at the loop index mapped back to its axes
     (``b[i1]`` for ``b`` broadcast along axis 0); size-1 axes read index 0."""
@@ -499,6 +504,7 @@ register(lax.stop_gradient_p, _identity, "scalar", complex=True)
 
 # index arithmetic
 register(lax.iota_p, _iota, "scalar", complex=True)
+register(lax.empty2_p, _empty2, "scalar", complex=True)
 register(lax.broadcast_in_dim_p, _broadcast_in_dim, "scalar", complex=True)
 
 
