@@ -373,6 +373,7 @@ INTEGER_ONLY = {  # primitives whose operands are integers or booleans: called d
     "reduce_xor": ([np.array([True, False])], {"axes": (0,)}),
     "iota": ([], {"dtype": np.dtype(np.float32), "shape": (3,), "dimension": 0,
                   "sharding": None}),
+    "empty2": ([], {"dtype": np.dtype(np.float32), "memory_space": lax.MemorySpace.Device}),
 }
 
 

@@ -39,6 +39,7 @@ SHAPES = [
     Case("pad", lambda x, v: lax.pad(x, v, [(-1, 1, 0), (1, -2, 1)]), (i32(*S), i32()),
          id="pad-negative"),
     Case("iota", lambda x: x + lax.broadcasted_iota(np.int32, (2, 3), 1), (i32(*S),)),
+    Case("empty2", lambda x: x + lax.empty2(np.float32), (f32(*S),)),
 ]
 
 REDUCTIONS = [
