@@ -171,13 +171,11 @@ def _trig32(end: str):
 
 
 def _tanh32(c, x):
-    e = f"{c.helper('_exp32')}(np.float32(2.0) * min(abs({x}), np.float32(10.0)))"  # tanh(10) is 1
-    return f"{c.helper('_tanh32')}({x}, {e})"
+    return f"{c.helper('_tanh32')}({x})"  # XLA's algorithm (math_helpers)
 
 
 def _erf32(c, x):
-    end, series, erfcx = (c.helper(h) for h in ("_erf_end", "_erf_series", "_erfcx"))
-    return f"{end}({x}, {series}({x}), {erfcx}({x}))"
+    return f"{c.helper('_erf32')}({x})"  # XLA's algorithm (math_helpers)
 
 
 def _erf_inv(c, x):
