@@ -62,7 +62,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["fma", "select", "flush", "exp32", "log32", "log1p32", "expm1_32", "tanh32",
-           "logistic32", "erf32", "expm1_half", "RECIPES", "on_float32", "SMALLEST_NORMAL"]
+           "logistic32", "erf32", "expm1_half", "expm1_whole", "RECIPES", "on_float32", "SMALLEST_NORMAL"]
 
 _F32 = np.float32
 #: The smallest normal float32, 2**-126: below it a float32 is subnormal.
@@ -215,16 +215,25 @@ def expm1_half(x):
     return flush(h)
 
 
-def expm1_32(x):
-    """XLA's float32 expm1: ``exp(x) - 1`` for ``|x| > 0.5``, else
-    ``tanh(x/2) (exp(x) + 1)`` (no cancellation); ``x`` itself where ``x/2``
-    flushes to zero. (:func:`tanh32` and :func:`exp32`, as XLA's.)
+def expm1_32(x, tanh_of_half, exp_of_x):
+    """XLA's float32 expm1, given ``tanh(x/2)`` and ``exp(x)`` (:func:`tanh32`
+    of :func:`expm1_half`, :func:`exp32`: see :func:`expm1_whole`):
+    ``exp(x) - 1`` for ``|x| > 0.5``, else ``tanh(x/2) (exp(x) + 1)`` (no
+    cancellation); ``x`` itself where ``x/2`` flushes to zero.
+
+    (Three pieces, not one function calling the others: a compiled helper that
+    calls two helpers is too big for LLVM to inline, and a loop with a call in
+    it stays scalar. The kernel calls the pieces itself.)
     """
+    r = tanh_of_half * (exp_of_x + _F32(1.0))
+    r = select(abs(x) > _F32(0.5), exp_of_x - _F32(1.0), r)
     h = expm1_half(x)
-    e = exp32(x)
-    r = tanh32(h) * (e + _F32(1.0))
-    r = select(abs(x) > _F32(0.5), e - _F32(1.0), r)
     return select(h == _F32(0.0), x, r)
+
+
+def expm1_whole(x):
+    """XLA's float32 expm1 from its three pieces (:func:`expm1_32`)."""
+    return expm1_32(x, tanh32(expm1_half(x)), exp32(x))
 
 
 def tanh32(x):

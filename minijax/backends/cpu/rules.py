@@ -174,6 +174,12 @@ def _tanh32(c, x):
     return f"{c.helper('_tanh32')}({x})"  # XLA's algorithm (math_helpers)
 
 
+def _expm1_32(c, x):
+    """XLA's expm1 from its pieces (one helper calling the others would not be inlined)."""
+    half, tanh, exp, end = (c.helper(h) for h in ("_expm1_half", "_tanh32", "_exp32", "_expm1_32"))
+    return f"{end}({x}, {tanh}({half}({x})), {exp}({x}))"
+
+
 def _erf32(c, x):
     return f"{c.helper('_erf32')}({x})"  # XLA's algorithm (math_helpers)
 
@@ -429,7 +435,7 @@ register(lax.is_finite_p, _math("np.isfinite"), "scalar")
 register(lax.exp_p, _math("np.exp", float32=_helper_call("_exp32"), complex=True),
          "scalar", complex=True)
 register(lax.exp2_p, _math("np.exp2", float32=_helper_call("_exp2_32")), "scalar")
-register(lax.expm1_p, _math("np.expm1", float32=_helper_call("_expm1_32")), "scalar")
+register(lax.expm1_p, _math("np.expm1", float32=_expm1_32), "scalar")
 register(lax.log_p, _math("np.log", float32=_helper_call("_log32"), complex=True),
          "scalar", complex=True)
 register(lax.log1p_p, _math("np.log1p", float32=_helper_call("_log1p32")), "scalar")
