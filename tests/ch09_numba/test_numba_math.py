@@ -113,10 +113,13 @@ def test_compiled_equals_interpreted_bit_for_bit(results, name):
 
 def test_erf_inv_error_is_that_of_gilles_polynomials(results):
     """erf_inv follows XLA's float32 algorithm, not a correctly rounded one:
-    a few ulps in the middle, up to ~64 ulps in the far tails."""
+    a few ulps in the middle, up to ~64 ulps in the far tails (a subnormal x,
+    which XLA flushes to zero, left out)."""
     err, a = ulps(results["erf_inv"], reference("erf_inv", X)), np.abs(X)
-    assert err[a < 0.99].max() <= 4
-    assert err[a <= 1].max() <= 64
+    normal = a >= np.finfo(F32).tiny
+    assert err[normal & (a < 0.99)].max() <= 4
+    assert err[normal & (a <= 1)].max() <= 64
+    assert (results["erf_inv"][~normal] == 0).all()
 
 
 SPECIAL_VALUES = {  # name -> [(x, f(x))], compared bit for bit (the sign of zero too)

@@ -337,7 +337,9 @@ _FLOAT32["_erf_inv_poly"] = helper_source(
 _FLOAT32["_erf_inv_end"] = helper_source(
     "_erf_inv_end(x, p)", "erf_inv(x) = p * x for |x| < 1; ±inf at ±1, NaN beyond and for NaN.",
     "    a = abs(x)",
-    "    r = p * x if a < np.float32(1.0) else x * np.float32(np.inf)",
+    f"    xf = x if a >= np.float32({xla_math32.SMALLEST_NORMAL!r}) else x * np.float32(0.0)"
+    "  # XLA flushes a subnormal x",
+    "    r = p * xf if a < np.float32(1.0) else x * np.float32(np.inf)",
     "    return r if a <= np.float32(1.0) else np.float32(np.nan)",
 )
 
