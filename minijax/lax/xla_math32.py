@@ -74,23 +74,30 @@ SMALLEST_NORMAL = 1.1754943508222875e-38
 def fma(a, b, c):
     """The float32 fused multiply-add ``a * b + c``, rounded once, exactly.
 
-    ``p = a * b`` is exact in float64 (24 + 24 bits < 53), so ``s = p + c``
-    in float64 is ``a * b + c`` rounded once, to 53 bits; rounding ``s`` to
-    float32 then gives the correctly rounded result -- unless ``s`` fell
+    ``a * b`` is exact in float64 (24 + 24 bits < 53), so ``s = a * b + c``
+    in float64 is the exact result rounded once, to 53 bits; rounding ``s``
+    to float32 then gives the correctly rounded result -- unless ``s`` fell
     exactly halfway between two float32s while the exact sum did not (a
-    *double rounding*: the tie is settled the wrong way about once in 2**29
-    sums). Those rare lanes are redone with :func:`_fma_round_to_odd`.
+    *double rounding*: the tie is then settled the wrong way). Such lanes are
+    rare (about one sum in 2**29 for random operands); they are found from
+    the low 29 bits of ``s`` (``1000...0``: a float32 tie) and redone with
+    :func:`_fma_round_to_odd`.
     """
-    p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
-    c = np.asarray(c, np.float32).astype(np.float64)
-    with np.errstate(all="ignore"):
-        s = p + c
-        # a float32 tie in float64: the 29 bits below float32's last are 1000...0
-        tie = (np.asarray(s).view(np.int64) & 0x1FFFFFFF) == 0x10000000
-        if np.any(tie):  # rare: redo those lanes only
-            p, c, s = (np.array(v) for v in np.broadcast_arrays(p, c, s))
-            s[tie] = _fma_round_to_odd(p[tie], c[tie])
-        return s.astype(np.float32)
+    s = np.asarray(np.multiply(a, b, dtype=np.float64))
+    if s.shape == np.broadcast_shapes(s.shape, np.shape(c)):
+        np.add(s, c, out=s, dtype=np.float64)
+    else:
+        s = np.add(s, c, dtype=np.float64)
+    low_words = s.reshape(-1).view(np.uint32)[_LOW_WORD::2]  # the float64s' low 32 bits
+    tie = (low_words & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
+    if tie.any():
+        a, b, c = (np.broadcast_to(np.asarray(v, np.float64), s.shape).reshape(-1)[tie]
+                   for v in (a, b, c))
+        s.reshape(-1)[tie] = _fma_round_to_odd(a * b, c)
+    return s.astype(np.float32)
+
+
+_LOW_WORD = 0 if np.little_endian else 1
 
 
 def _fma_round_to_odd(p, c):
