@@ -200,6 +200,8 @@ def _logistic(c, x):
 
 
 def _rsqrt(c, x):
+    if c.out_dtype == np.float32:  # in float64, rounded once: as the eager impl
+        return f"np.float32(1.0 / np.sqrt(np.float64({x})))"
     return c.wrap(f"{literal(1, c.out_dtype)} / np.sqrt({x})")
 
 
