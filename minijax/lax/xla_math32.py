@@ -133,11 +133,11 @@ def exp32(x):
     two FMA steps with log(2) split as 0.693359375 (9 bits: ``n * hi`` is
     exact) minus 2.12194440e-4. A degree-7 polynomial gives ``exp(a)``,
     and ``2**n`` is built from its bits ``(n + 127) << 23``; ``n`` is
-    clamped to [-127, 127], and ``n = -127`` builds 0. A subnormal result
-    is flushed to zero.
+    clamped to [-127, 127] (a NaN's ``n`` to -127), and ``n = -127`` builds
+    0. A subnormal result is flushed to zero.
     """
-    t = select(x > _F32(-87.8), x, _F32(-87.8))  # NaN goes to -87.8, patched below
-    t = select(t < _F32(88.8), t, _F32(88.8))
+    t = select(x < _F32(-87.8), _F32(-87.8), x)  # (a NaN stays NaN, and so the result)
+    t = select(t > _F32(88.8), _F32(88.8), t)
     n = np.floor(fma(t, _F32(1.44269504088896341), _F32(0.5)))
     n = select(n > _F32(-127.0), n, _F32(-127.0))
     n = select(n < _F32(127.0), n, _F32(127.0))
@@ -152,8 +152,7 @@ def exp32(x):
     z = _F32(1.0) + z
     pow2 = np.int32((np.int32(n) + np.int32(127)) << np.int32(23)).view(np.float32)
     r = z * pow2
-    r = flush(r)
-    return select(x == x, r, x)
+    return select(r < _F32(SMALLEST_NORMAL), _F32(0.0), r)  # flushed (r >= 0 or NaN)
 
 
 def log32(x):
@@ -276,7 +275,7 @@ def logistic32(x):
     """XLA's float32 logistic ``1 / (1 + exp(-x))`` (with :func:`exp32`); a
     subnormal result is flushed to zero (so logistic(-88) is 0, as in JAX)."""
     r = _F32(1.0) / (_F32(1.0) + exp32(-x))
-    return flush(r)
+    return select(r < _F32(SMALLEST_NORMAL), _F32(0.0), r)  # flushed (r >= 0 or NaN)
 
 
 def erf32(x):
