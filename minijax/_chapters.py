@@ -41,6 +41,7 @@ MODULES = {
     "minijax.lax": 0,
     "minijax.lax.base": 0,
     "minijax.lax.elementwise": 0,
+    "minijax.lax.xla_math32": 0,
     "minijax.lax.shapes": 0,
     "minijax.lax.reductions": 0,
     "minijax.lax.dot": 0,

@@ -42,8 +42,12 @@ def test_two_kernels_share_one_compiled_helper():
 
 def test_the_helper_module_holds_every_registered_helper_with_its_options():
     library = cpu_compile._HELPER_LIBRARY["source"]  # the module the kernels import
-    for name in ("_exp32", "_tanh32", "_sin_end", "_cos_end", "_rem_pio2_32"):
+    for name in ("_sin_end", "_cos_end", "_rem_pio2_32", "_erf_inv_poly"):
         assert re.search(rf'@njit\([^)]*fastmath=\{{"contract"\}}\)\ndef {name}\(', library)
+    # XLA's algorithms fuse exactly where they call fma32: no contraction flag
+    for name in ("_exp32", "_tanh32", "_log32", "_erf32"):
+        assert re.search(rf'@njit\([^)]*no_cfunc_wrapper=True\)\ndef {name}\(', library)
+    assert "from minijax.backends.cpu.math_helpers import fma32" in library
     assert "parallel" not in library and "prange" not in library
 
 

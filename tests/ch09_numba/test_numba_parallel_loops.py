@@ -61,7 +61,8 @@ def test_every_function_keeps_its_njit_options():
     for d in decorators:
         assert 'nogil=True, cache=True, error_model="numpy"' in d
     assert "parallel" not in library  # helpers stay serial
-    assert re.search(r'fastmath=\{"contract"\}\)\ndef _exp32\(', library)
+    assert re.search(r'fastmath=\{"contract"\}\)\ndef _sin_end\(', library)
+    assert re.search(r'no_cfunc_wrapper=True\)\ndef _exp32\(', library)  # fma32, no contraction
 
 
 def test_a_big_loop_nest_inside_fori_loop():

@@ -16,7 +16,28 @@ LLVM inlines the helpers into the loop and vectorizes it — if they are
 small: LLVM leaves a large function as a call, and a loop with a call stays
 scalar. That is why ``erf_inv`` is three helpers, not one.
 
-The recipe, the same for every function:
+**Which numbers: JAX's, not the correctly rounded ones.** minijax promises
+that a program prints the same digits under ``import jax``. XLA's float32
+exp, log, log1p, expm1, tanh, logistic, erf and erf_inv are approximations a
+few ulps off the true values (tanh's result is not the correctly rounded one
+for ~70% of inputs, erf's for ~55%), so a correctly rounded helper would print
+a different last digit just as often. These eight therefore run *XLA's own
+algorithms*, step for step: the recipes of :mod:`minijax.lax.xla_math32`
+(Cephes polynomials for exp and log, Eigen's rational functions for tanh and
+erf, ...), written once in Python that means the same on a NumPy array (the
+eager impl rules run them as they are) and on a Numba scalar.
+:func:`recipe_helper` turns each recipe into a helper: ``select(c, a, b)``
+becomes ``a if c else b``, ``flush(v)`` the flush of a subnormal to zero
+(XLA's CPU code runs with flush-to-zero on), ``fma(a, b, c)`` the hardware's
+fused multiply-add (:func:`fma32`, LLVM's ``llvm.fma``) — exactly where
+XLA's LLVM code fuses, and nowhere else: these helpers are compiled without
+fast-math contraction. The result: JAX 0.10.2's bits for every one of six
+million test inputs, compiled and eager, at the speed of the hardware
+(``exp`` ~0.4 ns per element on one core, as fast as the correctly rounded
+float32 version it replaces).
+
+The other float32 functions here (exp2, sinh, cosh, the inverse hyperbolics)
+still follow the first recipe, correctly rounded:
 
 1. **Reduce the argument** to a small interval where a short polynomial is
    accurate: ``exp(x) = 2**n * exp(r)`` with ``|r| <= log(2)/2``;
@@ -24,28 +45,19 @@ The recipe, the same for every function:
 2. **Evaluate a polynomial** (a truncated Taylor series, by Estrin's scheme).
 3. **Patch the special values** (NaN, ±inf, ±0, overflow) with selects.
 
-The float32 functions compute in float64 (a SIMD lane of doubles is only
-half as wide, but 53 bits leave room for the reduction and the polynomial
-errors): the float64 result is within ~1e-14 of the true value, so rounding
-it to float32 gives the correctly rounded result except in a vanishing
-fraction of cases — the same numbers as NumPy's float64 functions rounded to
-float32 (the interpreter's results), within 1 ulp everywhere. XLA's own
-float32 approximations are not correctly rounded, so these give JAX's bits
-for most inputs, not all (exp ~96%, log1p ~94%, tanh ~74%, in a sweep).
+They compute in float64 (a SIMD lane of doubles is only half as wide, but 53
+bits leave room for the reduction and the polynomial errors): the float64
+result is within ~1e-14 of the true value, so rounding it to float32 gives the
+correctly rounded result except in a vanishing fraction of cases — NumPy's
+float64 functions rounded to float32, within 1 ulp everywhere.
 
-``erf_inv`` follows XLA's float32 algorithm instead (Giles' polynomials in
-``w = -log1p(-x*x)``, each Horner step a fused multiply-add, which we emulate
-exactly in float64), because ``random.normal`` is built on it and must
-reproduce JAX's samples: ~99.5% of erf_inv's results (~99% of the samples) are
-JAX's bits, the rest one ulp away (where XLA's float32 log1p is).
+``erf_inv`` is Giles' polynomials in ``w = -log1p(-x*x)`` (XLA's float32
+algorithm, with XLA's log1p), each Horner step an FMA emulated exactly in
+float64: ``random.normal`` is built on it, and gives JAX's samples bit for bit.
 
-``exp`` itself is the exception that shows the price of float64: a lane of
-doubles is half as wide, and selu (``where(x > 0, x, a * exp(x) - a)``) was
-compute-bound at ~1 ns per element on one core. ``_exp32`` computes in float32
-(a degree-6 polynomial, its multiply-adds fused into FMAs) at ~0.4 ns, within
-1 ulp of the correctly rounded result for every float32 (checked exhaustively)
-and equal to it for 99.2% of them; it also gives JAX's bits more often (~95% of
-a sample) than the float64 route (~88%).
+rsqrt is not here: XLA computes it from the processor's ``rsqrt`` estimate
+refined by Newton steps, chip-dependent bits we do not reproduce (the rule
+is ``1 / sqrt(x)``, which is JAX's bits for ~70-80% of inputs).
 
 The CPU rules (:mod:`.rules`) call these for float32 outputs; other dtypes
 use NumPy's functions (``np.exp`` and friends). sin, cos and tan are in
@@ -54,15 +66,22 @@ here yet: erfc.
 """
 from __future__ import annotations
 
+import ast
+import inspect
 import math
+import textwrap
 
 import numpy as np
-from numpy.polynomial import chebyshev
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from minijax.backends.cpu.helpers import register
+from minijax.lax import xla_math32
 from minijax.lax.elementwise import _ERF_INV_LARGE, _ERF_INV_SMALL
 
-__all__ = ["MATH_HELPERS", "CALLS", "estrin", "helper_source"]
+__all__ = ["MATH_HELPERS", "CALLS", "estrin", "helper_source", "fma32", "recipe_helper"]
 
 
 def _f64(c: float) -> str:
@@ -166,126 +185,10 @@ _KERNELS = {
     ),
 }
 
-#: erf(x) = 2/sqrt(pi) * sum_k (-1)**k x**(2k+1) / (k! (2k+1)): coefficients of z = x*x.
-_ERF_SERIES = [2 / math.sqrt(math.pi) * (-1) ** k / (math.factorial(k) * (2 * k + 1))
-               for k in range(18)]
-
-
-def _fit_powers(f, lo: float, hi: float, degree: int) -> list[float]:
-    """Coefficients (lowest first) of a polynomial in t = (2x - lo - hi) / (hi - lo)
-    close to ``f`` on [lo, hi]: a Chebyshev interpolant, rewritten in powers of t."""
-    t = np.cos(np.linspace(0, np.pi, 20 * degree))
-    coeffs = chebyshev.chebfit(t, f((hi - lo) / 2 * t + (hi + lo) / 2), degree)
-    return [float(c) for c in chebyshev.cheb2poly(coeffs)]
-
-
-#: erfcx(x) = exp(x*x) erfc(x), smooth on [1, 4]: degree 18 is within ~1e-13 of it.
-_ERFCX_LO, _ERFCX_HI = 1.0, 4.0
-
-
-def _erfcx(x: np.ndarray) -> np.ndarray:
-    """exp(x*x) erfc(x) for x in [1, 4] (no cancellation there; math.erfc is exact to ~1 ulp)."""
-    return np.exp(x * x) * np.array([math.erfc(v) for v in np.asarray(x, np.float64).ravel()])
-
-
-_ERFCX_FIT = _fit_powers(_erfcx, _ERFCX_LO, _ERFCX_HI, 18)
-
-
-# --- float32 exp in float32 arithmetic ----------------------------------------------
-#: exp(r) = 1 + r + r*r * q(r) on |r| <= log(2)/2, q a degree-4 polynomial fitted
-#: (least squares on Chebyshev nodes, weighted by r*r / exp(r): the error it makes
-#: in exp) and rounded to float32: 0.06 ulp of approximation error, the rest is
-#: float32 rounding. Checked on EVERY float32 in [-104, 89]: within 1 ulp of the
-#: correctly rounded result, equal to it for 99.2% of them (and to JAX's for ~95%
-#: of a sample where the float64 route gave 88%).
-_EXP32_Q = [0.49999988079071045, 0.166665181517601, 0.04166953265666962,
-            0.008368918672204018, 0.00137514085508883]
-_MAGIC32 = 12582912.0  # 1.5 * 2**23: adding it rounds a float32 to an integer
-_MAGIC32_BITS = 0x4B400000  # its bits: subtracting them leaves that integer
-_LN2_HI32 = 0.693145751953125  # log(2) to 12 bits: n * _LN2_HI32 is exact for |n| < 2**12
-
-
-#: tanh(x) = x + x z p(z), z = x*x, on |x| < 0.625 (fitted as _EXP32_Q is). Above
-#: 0.625, 1 - 2 / (exp(2|x|) + 1) loses nothing to cancellation worth an ulp. Checked
-#: on every float32: within 1 ulp of the correctly rounded result (99.9% equal).
-_TANH32_P = [-0.3333333134651184, 0.1333320140838623, -0.053946252912282944,
-             0.021698204800486565, -0.008171775378286839, 0.0021382137201726437]
-
-
-def _horner32(coeffs, z: str) -> str:
-    """``c0 + z*(c1 + z*(c2 + ...))`` in float32 (contracted into FMAs)."""
-    expr = _f32(coeffs[-1])
-    for c in reversed(coeffs[:-1]):
-        expr = f"{_f32(c)} + {z} * ({expr})"
-    return expr
-
-
 # --- float32 functions: clamp, call a kernel, round once, patch special values ------
 _TINY = 2.0 ** -25  # below this, log1p(x), expm1(x), tanh(x) round to x itself (keeps ±0)
 
 _FLOAT32 = {
-    "_exp32": helper_source(
-        "_exp32(x)", "float32 exp in float32 arithmetic (8 or 16 lanes): see _EXP32_Q.",
-        "    t = x if x > np.float32(-104.0) else np.float32(-104.0)  # exp(-104) rounds to 0",
-        "    t = t if t < np.float32(89.0) else np.float32(89.0)  # exp(89) overflows",
-        f"    k = t * np.float32(1.4426950408889634) + np.float32({_MAGIC32!r})",
-        f"    n = k - np.float32({_MAGIC32!r})  # round(t / log(2))",
-        f"    r = t - n * {_f32(_LN2_HI32)}  # exact: _LN2_HI32 has 12 trailing zero bits",
-        f"    r = r - n * {_f32(math.log(2) - _LN2_HI32)}  # |r| <= log(2)/2",
-        f"    q = {_horner32(_EXP32_Q, 'r')}",
-        "    y = np.float32(1.0) + (r + (r * r) * q)  # exp(r), within 0.8 ulp",
-        f"    ni = np.int32(np.float32(k).view(np.int32) - np.int32({_MAGIC32_BITS}))  # n",
-        "    # 2**n as two factors, so that neither is subnormal when exp(x) is",
-        "    n1 = np.int32(ni >> np.int32(1))",
-        "    s1 = np.int32((n1 + np.int32(127)) << np.int32(23)).view(np.float32)",
-        "    s2 = np.int32((ni - n1 + np.int32(127)) << np.int32(23)).view(np.float32)",
-        "    y = (y * s1) * s2",
-        "    return y if x == x else x",
-    ),
-    "_expm1_32": helper_source(
-        "_expm1_32(x)", "float32 exp(x) - 1: -1 below -104, inf above 89.",
-        "    t = np.float64(x)",
-        "    t = t if t > -104.0 else -104.0",
-        "    t = t if t < 89.0 else 89.0",
-        "    y = np.float32(_expm1_f64(t))",
-        f"    return y if abs(x) >= {_TINY!r} else x  # tiny, ±0 and NaN: x",
-    ),
-    "_log32": helper_source(
-        "_log32(x)", "float32 log: -inf at ±0, NaN below 0, inf at inf.",
-        "    t = np.float64(x)",
-        "    ok = t > 0.0 and t < np.inf",
-        "    y = np.float32(_log_f64(t if ok else 1.0))",
-        "    y = y if ok else (np.float32(-np.inf) if t == 0.0 else np.float32(np.nan))",
-        "    return y if x != np.inf else x",
-    ),
-    "_log1p32": helper_source(
-        "_log1p32(x)", "float32 log(1 + x): -inf at -1, NaN below -1, inf at inf.",
-        "    t = np.float64(x)",
-        "    ok = t > -1.0 and t < np.inf",
-        "    y = np.float32(_log1p_f64(t if ok else 0.0))",
-        "    y = y if ok else (np.float32(-np.inf) if t == -1.0 else np.float32(np.nan))",
-        "    y = y if x != np.inf else x",
-        f"    return y if abs(x) >= {_TINY!r} else x",
-    ),
-    "_tanh32": helper_source(
-        "_tanh32(x, e)", "float32 tanh in float32: x + x z p(z) below 0.625, else 1 - 2 / (e + 1), "
-        "with e = exp(2 |x|) (the rule computes it: one helper calling another is not inlined).",
-        "    a = abs(x)",
-        "    z = x * x",
-        f"    small = x + x * (z * ({_horner32(_TANH32_P, 'z')}))",
-        "    big = np.float32(1.0) - np.float32(2.0) / (e + np.float32(1.0))",
-        "    big = big if x >= np.float32(0.0) else -big",
-        "    y = small if a < np.float32(0.625) else big",
-        f"    return y if a >= np.float32({_TINY!r}) else x  # tiny, ±0 and NaN: x",
-    ),
-    "_logistic32": helper_source(
-        "_logistic32(x)", "float32 logistic 1 / (1 + exp(-x)).",
-        "    t = np.float64(x)",
-        "    t = t if t > -110.0 else -110.0  # logistic(-110) rounds to 0, (110) to 1",
-        "    t = t if t < 110.0 else 110.0",
-        "    y = np.float32(1.0 / (1.0 + _exp_f64(-t)))",
-        "    return y if x == x else x",
-    ),
     "_exp2_32": helper_source(
         "_exp2_32(x)", "float32 2**x = exp(x log(2)) (the float64 product is off by < 1e-14).",
         "    t = np.float64(x)",
@@ -340,33 +243,76 @@ _FLOAT32 = {
 }
 
 
-# erf is three helpers (each small enough to inline), the rule writes
-# ``_erf_end(x, _erf_series(x), _erfcx(x))``: below 1, a Taylor series; from 1
-# to 4, 1 - exp(-x*x) erfcx(x); beyond, ±1. (Both polynomials are computed for
-# every lane, and one is selected.)
-_FLOAT32["_erf_series"] = helper_source(
-    "_erf_series(x)", "erf(a) / a for a = |x| <= 1, by its Taylor series in z = a*a.",
-    "    a = abs(np.float64(x))",
-    "    z = a * a if a < 1.0 else 1.0",
-    *estrin(_ERF_SERIES, "z")[0],
-    f"    return {estrin(_ERF_SERIES, 'z')[1]}",
-)
-_FLOAT32["_erfcx"] = helper_source(
-    "_erfcx(x)", "erfcx(a) = exp(a*a) erfc(a) for a = |x| in [1, 4], fitted.",
-    "    a = abs(np.float64(x))",
-    "    a = 1.0 if a < 1.0 else (a if a < 4.0 else 4.0)  # also sends NaN to 4",
-    f"    t = a * {2 / (_ERFCX_HI - _ERFCX_LO)!r} - {(_ERFCX_HI + _ERFCX_LO) / (_ERFCX_HI - _ERFCX_LO)!r}",
-    *estrin(_ERFCX_FIT, "t")[0],
-    f"    return {estrin(_ERFCX_FIT, 't')[1]}",
-)
-_FLOAT32["_erf_end"] = helper_source(
-    "_erf_end(x, series, erfcx)", "float32 erf: a * series below 1, else 1 - exp(-a*a) * erfcx.",
-    "    a = abs(np.float64(x))",
-    "    a = a if a < 4.0 else 4.0  # erf(4) rounds to 1 in float32; also sends NaN to 4",
-    "    y = a * series if a < 1.0 else 1.0 - _exp_f64(-(a * a)) * erfcx  # a * a: exact",
-    "    y = np.copysign(np.float32(y), x)",
-    "    return y if x == x else x",
-)
+# --- XLA's float32 algorithms: chapter 00's recipes, compiled ------------------------
+@intrinsic
+def fma32(typingctx, a, b, c):
+    """``a * b + c`` on float32, rounded once: LLVM's ``llvm.fma.f32``, one FMA
+    instruction (and vectorizable, 8 or 16 lanes at once). The recipes of
+    :mod:`minijax.lax.xla_math32` call ``fma`` exactly where XLA's code is fused."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        f32 = ir.FloatType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [f32], ir.FunctionType(f32, [f32] * 3))
+        return builder.call(fn, args)
+    return sig, codegen
+
+
+_RECIPE_NAMES = {recipe.__name__ for recipe in xla_math32.RECIPES}
+
+
+class _ScalarRecipe(ast.NodeTransformer):
+    """Rewrites a recipe (NumPy-array code) into a Numba helper's scalar code:
+    ``select(c, a, b)`` -> ``a if c else b``; ``flush(v)`` -> ``v if abs(v) >=
+    2**-126 else v * 0``; ``fma`` -> :func:`fma32`; ``_F32`` -> ``np.float32``;
+    a call of another recipe -> its helper (recorded in ``calls``)."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def visit_Name(self, node):
+        if node.id == "_F32":
+            return ast.copy_location(ast.parse("np.float32", mode="eval").body, node)
+        if node.id == "SMALLEST_NORMAL":
+            return ast.copy_location(ast.Constant(xla_math32.SMALLEST_NORMAL), node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name == "select":
+            test, body, orelse = node.args
+            return ast.copy_location(ast.IfExp(test=test, body=body, orelse=orelse), node)
+        if name == "flush":
+            (v,) = node.args
+            assert isinstance(v, ast.Name), "flush() takes a variable"
+            code = (f"{v.id} if abs({v.id}) >= np.float32({xla_math32.SMALLEST_NORMAL!r}) "
+                    f"else {v.id} * np.float32(0.0)")
+            return ast.copy_location(ast.parse(code, mode="eval").body, node)
+        if name == "fma":
+            node.func = ast.Name("fma32", ast.Load())
+        elif name in _RECIPE_NAMES:
+            node.func = ast.Name(f"_{name}", ast.Load())
+            self.calls.append(f"_{name}")
+        return node
+
+
+def recipe_helper(recipe) -> tuple[str, str, list[str]]:
+    """The Numba helper made from one recipe of :mod:`minijax.lax.xla_math32`:
+    its name (``_`` + the recipe's), its source, and the helpers it calls."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(recipe)))
+    rewrite = _ScalarRecipe()
+    tree = ast.fix_missing_locations(rewrite.visit(tree))
+    tree.body[0].name = f"_{recipe.__name__}"
+    return f"_{recipe.__name__}", "\n" + ast.unparse(tree) + "\n", sorted(set(rewrite.calls))
+
+
+_FMA_PRELUDE = "from minijax.backends.cpu.math_helpers import fma32"
+# Registered without fast-math contraction: the recipes say where a multiply and an
+# add fuse (fma), and LLVM must not fuse any other pair, or the bits would differ.
+for _recipe in xla_math32.RECIPES:
+    _name, _source, _calls = recipe_helper(_recipe)
+    register(_name, _source, prelude=_FMA_PRELUDE, calls=_calls)
 
 
 # --- erf_inv: XLA's float32 algorithm (Giles 2010) ---------------------------------
@@ -389,8 +335,8 @@ def _erf_inv_lines() -> list[str]:
 # the rule writes ``_erf_inv_end(x, _erf_inv_poly(_erf_inv_w(x)))``.
 _FLOAT32["_erf_inv_w"] = helper_source(
     "_erf_inv_w(x)", "w = -log1p(-x*x) in float32 (x*x rounded to float32, as XLA); 0 if |x| >= 1.",
-    "    y = -np.float64(x * x)",
-    "    return np.float32(-_log1p_f64(y if y > -1.0 else 0.0))",
+    "    y = -(x * x)",
+    "    return -_log1p32(y if y > np.float32(-1.0) else np.float32(0.0))  # XLA's log1p",
 )
 _FLOAT32["_erf_inv_poly"] = helper_source(
     "_erf_inv_poly(w)", "Giles' polynomial for erf_inv(x) / x (the small one if w < 5).",
@@ -403,18 +349,18 @@ _FLOAT32["_erf_inv_poly"] = helper_source(
 _FLOAT32["_erf_inv_end"] = helper_source(
     "_erf_inv_end(x, p)", "erf_inv(x) = p * x for |x| < 1; ±inf at ±1, NaN beyond and for NaN.",
     "    a = abs(x)",
-    "    r = p * x if a < np.float32(1.0) else x * np.float32(np.inf)",
+    f"    xf = x if a >= np.float32({xla_math32.SMALLEST_NORMAL!r}) else x * np.float32(0.0)"
+    "  # XLA flushes a subnormal x",
+    "    r = p * xf if a < np.float32(1.0) else x * np.float32(np.inf)",
     "    return r if a <= np.float32(1.0) else np.float32(np.nan)",
 )
 
 
 #: The helpers each helper calls (the kernel module must include them too).
 CALLS = {
-    "_log1p_f64": ["_log_f64"], "_expm1_32": ["_expm1_f64"],
-    "_log32": ["_log_f64"], "_log1p32": ["_log1p_f64"],
-    "_logistic32": ["_exp_f64"], "_erf_inv_w": ["_log1p_f64"], "_exp2_32": ["_exp_f64"],
+    "_log1p_f64": ["_log_f64"], "_erf_inv_w": ["_log1p32"], "_exp2_32": ["_exp_f64"],
     "_sinh32": ["_expm1_f64"], "_cosh32": ["_exp_f64"], "_atanh32": ["_log1p_f64"],
-    "_asinh32": ["_log1p_f64"], "_acosh32": ["_log1p_f64"], "_erf_end": ["_exp_f64"],
+    "_asinh32": ["_log1p_f64"], "_acosh32": ["_log1p_f64"],
 }
 
 MATH_HELPERS = {**_KERNELS, **_FLOAT32}

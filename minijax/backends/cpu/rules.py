@@ -171,13 +171,17 @@ def _trig32(end: str):
 
 
 def _tanh32(c, x):
-    e = f"{c.helper('_exp32')}(np.float32(2.0) * min(abs({x}), np.float32(10.0)))"  # tanh(10) is 1
-    return f"{c.helper('_tanh32')}({x}, {e})"
+    return f"{c.helper('_tanh32')}({x})"  # XLA's algorithm (math_helpers)
+
+
+def _expm1_32(c, x):
+    """XLA's expm1 from its pieces (one helper calling the others would not be inlined)."""
+    half, tanh, exp, end = (c.helper(h) for h in ("_expm1_half", "_tanh32", "_exp32", "_expm1_32"))
+    return f"{end}({x}, {tanh}({half}({x})), {exp}({x}))"
 
 
 def _erf32(c, x):
-    end, series, erfcx = (c.helper(h) for h in ("_erf_end", "_erf_series", "_erfcx"))
-    return f"{end}({x}, {series}({x}), {erfcx}({x}))"
+    return f"{c.helper('_erf32')}({x})"  # XLA's algorithm (math_helpers)
 
 
 def _erf_inv(c, x):
@@ -196,6 +200,8 @@ def _logistic(c, x):
 
 
 def _rsqrt(c, x):
+    if c.out_dtype == np.float32:  # in float64, rounded once: as the eager impl
+        return f"np.float32(1.0 / np.sqrt(np.float64({x})))"
     return c.wrap(f"{literal(1, c.out_dtype)} / np.sqrt({x})")
 
 
@@ -436,7 +442,7 @@ register(lax.is_finite_p, _math("np.isfinite"), "scalar")
 register(lax.exp_p, _math("np.exp", float32=_helper_call("_exp32"), complex=True),
          "scalar", complex=True)
 register(lax.exp2_p, _math("np.exp2", float32=_helper_call("_exp2_32")), "scalar")
-register(lax.expm1_p, _math("np.expm1", float32=_helper_call("_expm1_32")), "scalar")
+register(lax.expm1_p, _math("np.expm1", float32=_expm1_32), "scalar")
 register(lax.log_p, _math("np.log", float32=_helper_call("_log32"), complex=True),
          "scalar", complex=True)
 register(lax.log1p_p, _math("np.log1p", float32=_helper_call("_log1p32")), "scalar")
