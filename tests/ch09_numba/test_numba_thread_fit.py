@@ -90,16 +90,21 @@ def test_a_serial_kernel_leaves_numba_count_alone(fresh_budget, monkeypatch):
     assert numba.get_num_threads() == ALL_THREADS
 
 
-def test_the_option_off_gives_parallel_loops_every_numba_thread(fresh_budget, monkeypatch):
+def test_the_option_off_gives_back_numba_own_count_then_leaves_it_alone(fresh_budget,
+                                                                          monkeypatch):
     monkeypatch.setattr(thread_budget, "others_running", lambda: thread_budget.cores())
     thread_budget.fit_to_machine(parallel=True)
     assert numba.get_num_threads() == 1
     minijax.config.update("minijax_adaptive_blas_threads", False)
     try:
         thread_budget.fit_to_machine(parallel=True)
-        assert numba.get_num_threads() == ALL_THREADS
+        assert numba.get_num_threads() == ALL_THREADS  # what this module changed, undone
+        numba.set_num_threads(1)  # the program's own choice
+        thread_budget.fit_to_machine(parallel=True)
+        assert numba.get_num_threads() == 1  # is kept
     finally:
         minijax.config.update("minijax_adaptive_blas_threads", True)
+        numba.set_num_threads(ALL_THREADS)
 
 
 def test_numba_count_is_set_in_the_thread_that_calls_the_kernel(fresh_budget, monkeypatch):

@@ -51,15 +51,17 @@ fine here: every thread sets the same value, the machine's budget.
 OpenMP threads, and a busy machine hurts them the same way, if less often:
 each parallel loop ends with every thread waiting for the last one, and on
 a 2-core machine whose cores are taken the other thread may not get a core
-for a while. Measured there (four other programs' threads runnable), the
-digits CNN's training step (six parallel loops) took 2.3-2.4 ms with one
-Numba thread against 2.5-2.6 ms with two; on the idle machine two threads
-win (1.15 ms against 1.4). So :func:`fit_to_machine` also gives Numba's
-thread count of the *calling thread* (Numba's count is per thread) the free
-cores, for kernels that have parallel loops (``parallel=True``). The results
-do not change: the writer cuts every parallel loop into a fixed number of
-chunks in the source (a reduction's partial sums too), whatever the number
-of threads that run them.
+for a while. Measured there, with three other programs at work, the digits
+CNN's training step (``bench/bench_w6_train_digits.py``: six parallel loops)
+took 1.6 ms with two Numba threads and 1.25 ms with one (JAX: 0.83); on the
+idle machine two threads win (1.15 ms against 1.4). So :func:`fit_to_machine`
+also gives Numba's thread count of the *calling thread* (Numba's count is
+per thread) the free cores, for kernels that have parallel loops. (A count
+the program sets itself with ``numba.set_num_threads`` is then overridden
+before such kernels; the option off leaves it alone.) The results do not
+change: the writer cuts every parallel loop into a fixed number of chunks in
+the source (a reduction's partial sums too), whatever the number of threads
+that run them.
 """
 from __future__ import annotations
 
@@ -185,7 +187,7 @@ def fit_to_machine(parallel: bool = False) -> None:
     """
     if not _enabled or not (_can_set or parallel):
         if parallel:
-            fit_numba_threads(None)  # the option off: all of Numba's threads
+            fit_numba_threads(None)  # the option off: Numba's own count
         return
     n = budget()
     if _can_set and n is not None and n != _sample.told:
@@ -209,11 +211,20 @@ def numba_threads_for(free: int | None) -> int | None:
 
 
 def fit_numba_threads(free: int | None) -> None:
-    """Give the calling thread's next parallel loops ``free`` cores' worth of threads."""
+    """Give the calling thread's next parallel loops ``free`` cores' worth of threads.
+
+    ``None`` (the option off, or no ``/proc``): Numba's own count, that is, the
+    count this thread had before this module first changed it (all of Numba's
+    threads); a count the program set itself is then left alone.
+    """
+    told = getattr(_numba_told, "n", None)
     n = numba_threads_for(free)
     if n is None:
-        n = numba.config.NUMBA_NUM_THREADS  # the option off, or no /proc: all of them
-    if getattr(_numba_told, "n", None) != n:
+        if told is not None:  # undo what this module did, once
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+            _numba_told.n = None
+        return
+    if told != n:
         numba.set_num_threads(n)
         _numba_told.n = n
 
