@@ -163,6 +163,12 @@ def _prepare(x, aval):
     return value
 
 
+def _is_plain(aval) -> bool:
+    """Does :func:`_prepare` pass an array of ``aval`` as it is (when it is a read-only
+    C array of its dtype)? Not for keys, float16's bits, nor scalars."""
+    return bool(aval.shape) and not is_threefry_key(aval.dtype) and not is_half(aval.dtype)
+
+
 def _as_keys(data: np.ndarray, aval) -> np.ndarray:
     """Key data (uint32, a trailing axis of 2) as the typed keys of chapter 13:
     the inverse of what :func:`_prepare` does to a key argument."""
@@ -186,10 +192,30 @@ class NumbaExecutable(Executable):
         # threaded loops that call BLAS on one thread each (convolutions) leave
         # OpenBLAS's process-wide count at 1: restored after the call
         self._one_thread_blas = "_1t(" in lowering.source
+        # parallel loops: Numba's thread count is fitted to the machine too (thread_budget)
+        self._parallel = "prange(" in lowering.source
+        self._plain = [_is_plain(a) for a in self.in_avals]
+
+    def _arguments(self, flat_args) -> list:
+        """The arguments as the kernel takes them (:func:`_prepare`). A training step
+        takes many small arrays (parameters, optimizer state), so the common case is
+        taken first: an Array of a plain dtype whose buffer already holds a read-only
+        C array, which is passed as it is."""
+        args = []
+        for x, aval, plain in zip(flat_args, self.in_avals, self._plain):
+            if plain and type(x) is Array:
+                value = x._value
+                flags = value.flags
+                if flags.c_contiguous and not flags.writeable and value.dtype == aval.dtype:
+                    args.append(value)
+                    continue
+            args.append(_prepare(x, aval))
+        return args
 
     def __call__(self, *flat_args) -> list:
-        args = [_prepare(x, a) for x, a in zip(flat_args, self.in_avals)]
-        fit_to_machine()  # as many BLAS threads as the machine has free cores now
+        args = self._arguments(flat_args)
+        # as many BLAS (and, for parallel loops, Numba) threads as the machine has free cores
+        fit_to_machine(self._parallel)
         error = None
         try:
             results = self.kernel(*self._consts, *args)

@@ -46,6 +46,22 @@ OpenBLAS's setter, ``openblas_set_num_threads_local``, despite its name,
 sets one count for the whole process in SciPy's (pthreads) build: a call
 from a stream's worker thread sets it for the caller thread too. That is
 fine here: every thread sets the same value, the machine's budget.
+
+**Numba's threads too.** A kernel with ``prange`` loops runs them on Numba's
+OpenMP threads, and a busy machine hurts them the same way, if less often:
+each parallel loop ends with every thread waiting for the last one, and on
+a 2-core machine whose cores are taken the other thread may not get a core
+for a while. Measured there, with three other programs at work, the digits
+CNN's training step (``bench/bench_w6_train_digits.py``: six parallel loops)
+took 1.6 ms with two Numba threads and 1.25 ms with one (JAX: 0.83); on the
+idle machine two threads win (1.15 ms against 1.4). So :func:`fit_to_machine`
+also gives Numba's thread count of the *calling thread* (Numba's count is
+per thread) the free cores, for kernels that have parallel loops. (A count
+the program sets itself with ``numba.set_num_threads`` is then overridden
+before such kernels; the option off leaves it alone.) The results do not
+change: the writer cuts every parallel loop into a fixed number of chunks in
+the source (a reduction's partial sums too), whatever the number of threads
+that run them.
 """
 from __future__ import annotations
 
@@ -53,11 +69,13 @@ import os
 import threading
 import time
 
+import numba
+
 from minijax.backends.cpu import blas_threads
 from minijax.config import bool_state, config
 
 __all__ = ["SAMPLE_SECONDS", "adaptive_blas_threads", "after_one_thread_products", "cores", "threads_for",
-           "others_running", "budget", "fit_to_machine"]
+           "others_running", "budget", "fit_to_machine", "fit_numba_threads", "numba_threads_for"]
 
 #: How often (at most) the run queue is sampled.
 SAMPLE_SECONDS = 0.05
@@ -74,9 +92,10 @@ def _set_enabled(value: bool) -> None:
 _OPTION = "minijax_adaptive_blas_threads"
 adaptive_blas_threads = config._value_holders.get(_OPTION) or bool_state(
     _OPTION, True,
-    "Fit the number of OpenBLAS threads of a kernel's matrix products to the machine's "
-    "free cores before each call (one thread when other programs keep the cores busy). "
-    "False: OpenBLAS's own thread count, always.", update_hook=_set_enabled)
+    "Fit the number of OpenBLAS threads of a kernel's matrix products (and of Numba's "
+    "threads of its parallel loops) to the machine's free cores before each call (one "
+    "thread when other programs keep the cores busy). False: OpenBLAS's and Numba's own "
+    "thread counts, always.", update_hook=_set_enabled)
 _set_enabled(adaptive_blas_threads.value)  # the environment variable, read at import
 
 
@@ -127,6 +146,7 @@ class _Sample:
     at = -1.0
     threads: int | None = None
     told: int | None = None   # the count last given to OpenBLAS
+    free: int | None = None   # the free cores (at least one), for Numba's threads
 
 
 _sample = _Sample()
@@ -152,23 +172,61 @@ def _take_sample(now: float) -> None:
             others = others_running()
             _sample.threads = (None if others is None else
                                threads_for(others, _cores, blas_threads.default_threads))
+            _sample.free = None if others is None else threads_for(others, _cores, _cores)
             _sample.at = now
             _sample.told = None  # tell OpenBLAS again at the next call (see fit_to_machine)
 
 
-def fit_to_machine() -> None:
-    """Before a kernel runs: give OpenBLAS the thread count the machine can take now.
+def fit_to_machine(parallel: bool = False) -> None:
+    """Before a kernel runs: give OpenBLAS the thread count the machine can take now,
+    and, for a kernel with parallel loops (``parallel``), Numba's threads the same.
 
     OpenBLAS is told when the count changes, and once after each sample (a
     convolution's kernel sets the count itself, block by block: see
     :mod:`.blas_threads`), so most calls cost a clock read and two comparisons.
     """
-    if not (_can_set and _enabled):
+    if not _enabled or not (_can_set or parallel):
+        if parallel:
+            fit_numba_threads(None)  # the option off: Numba's own count
         return
     n = budget()
-    if n is not None and n != _sample.told:
+    if _can_set and n is not None and n != _sample.told:
         blas_threads.set_threads(n)
         _sample.told = n
+    if parallel:
+        fit_numba_threads(_sample.free)
+
+
+#: Numba's thread count, as this module last set it, per calling thread (Numba's
+#: count is the calling thread's own, and asking it costs a microsecond or two).
+_numba_told = threading.local()
+
+
+def numba_threads_for(free: int | None) -> int | None:
+    """The Numba threads for a parallel kernel when ``free`` cores are free (None: Numba's
+    own count): the free cores, at most the threads Numba started (``NUMBA_NUM_THREADS``)."""
+    if free is None:
+        return None
+    return max(1, min(free, numba.config.NUMBA_NUM_THREADS))
+
+
+def fit_numba_threads(free: int | None) -> None:
+    """Give the calling thread's next parallel loops ``free`` cores' worth of threads.
+
+    ``None`` (the option off, or no ``/proc``): Numba's own count, that is, the
+    count this thread had before this module first changed it (all of Numba's
+    threads); a count the program set itself is then left alone.
+    """
+    told = getattr(_numba_told, "n", None)
+    n = numba_threads_for(free)
+    if n is None:
+        if told is not None:  # undo what this module did, once
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+            _numba_told.n = None
+        return
+    if told != n:
+        numba.set_num_threads(n)
+        _numba_told.n = n
 
 
 def after_one_thread_products() -> None:
