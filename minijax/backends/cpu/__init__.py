@@ -10,6 +10,7 @@ The modules, in pipeline order (the target-independent kernel plan is
 - :mod:`.loops` — loop-writing utilities shared by rules and the writer;
 - :mod:`.writer` — a plan as ONE Python module with ONE ``@njit`` function;
 - :mod:`.compile` — the on-disk module cache, and Numba;
+- :mod:`.llvm_passes` — LLVM optimizes each kernel once (at -O3), not twice;
 - :mod:`.tiered` — optional background compilation (interpret first);
 - :mod:`.backend` — the ``Backend`` registered as ``"cpu"``.
 """

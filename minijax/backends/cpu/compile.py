@@ -7,7 +7,8 @@ The writer gives Python source; this module turns it into machine code:
    imported as a real module: Numba's ``cache=True`` cannot cache source
    given to ``exec``, but it caches an imported file's functions beside it.
 2. Numba compiles the entry function for the argument types of the plan
-   (:func:`kernel_signature`). A second process finds the file and Numba's
+   (:func:`kernel_signature`), LLVM optimizing it once rather than twice
+   (:mod:`.llvm_passes`). A second process finds the file and Numba's
    cached machine code, and loads the kernel in milliseconds.
 3. All kernels import their helpers from ONE shared helper module, written
    and cached the same way (:func:`set_up_helper_library`).
@@ -45,6 +46,7 @@ import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
 
 from minijax.backends.cpu.helpers import helper_library_source, use_helper_library  # noqa: E402
+from minijax.backends.cpu.llvm_passes import one_optimization  # noqa: E402
 from minijax.backends.cpu.syntax import is_half, is_threefry_key  # noqa: E402
 from minijax.config import optional_string_state  # noqa: E402
 
@@ -223,7 +225,8 @@ def compile_kernel(source: str, fn_name: str, signature):
         module = load_module(source)
         dispatcher = getattr(module, fn_name)
         try:
-            dispatcher.compile(signature)
+            with one_optimization():  # LLVM's -O3 once, not twice (see .llvm_passes)
+                dispatcher.compile(signature)
             break
         except Exception as e:
             if attempt:
