@@ -50,6 +50,17 @@ def _in_kernel_compile() -> bool:
     return getattr(_state, "depth", 0) > 0
 
 
+def _is_helper_module(ll_module) -> bool:
+    """A module of the shared helpers (``cpu/helpers``): optimized fully in stage 1.
+
+    A helper left at -O0 is too big for stage 2's inliner: the kernel keeps a
+    call to it, and a loop with a call is not vectorized (a float32 ``log1p``
+    inside a fused loop stayed scalar). Helpers compile once and are cached,
+    so stage 1 costs them little.
+    """
+    return any("minijax_helpers" in f.name for f in ll_module.functions)
+
+
 def _install():
     """Wrap Numba's stage 1; returns Numba's own method (``None`` if absent)."""
     try:
@@ -61,7 +72,7 @@ def _install():
         return numba_stage_1
 
     def _optimize_functions(self, ll_module):
-        if not _in_kernel_compile():
+        if not _in_kernel_compile() or _is_helper_module(ll_module):
             return numba_stage_1(self, ll_module)
         ll_module.data_layout = self._codegen._data_layout  # as Numba's own does
         for func in ll_module.functions:
@@ -86,8 +97,8 @@ def installed() -> bool:
 @contextlib.contextmanager
 def one_optimization():
     """Within this block, this thread's compiles run stage 1 at
-    :data:`FUNCTION_PASS_LEVEL`: kernels, their ``prange`` bodies and the
-    helpers they compile."""
+    :data:`FUNCTION_PASS_LEVEL`: kernels and their ``prange`` bodies (the shared
+    helpers they compile keep Numba's level: see :func:`_is_helper_module`)."""
     _state.depth = getattr(_state, "depth", 0) + 1
     try:
         yield
