@@ -360,13 +360,21 @@ def _im2col(w, geo, x, n0, c0, kp0, kn) -> None:
     ok = _input_index(w, geo, o)
     w.emit(f"{name}_col = ({name}_kp - {kp0}) * {geo.features}")
     element = _element(geo, x, f"{n0} + {name}_at", f"{c0} + {name}_c")
-    w.emit(f"if {ok}:")
-    w.emit(f"    for {name}_c in range({geo.features}):")
-    w.emit(f"        {name}_p[{name}_rr, {name}_col + {name}_c] = {element}")
-    w.emit("else:")
-    w.emit(f"    for {name}_c in range({geo.features}):")
-    w.emit(f"        {name}_p[{name}_rr, {name}_col + {name}_c] = 0")
+    _guarded_fill(w, ok, f"{name}_c", geo.features,
+                  f"{name}_p[{name}_rr, {name}_col + {name}_c]", element)
     w.depth -= 2
+
+
+def _guarded_fill(w, ok: str, index: str, count: int, target: str, element: str) -> None:
+    """Emit ``target = element`` for ``index`` in ``range(count)`` where the input
+    position is inside the image (``ok``), and ``target = 0`` (padding) elsewhere:
+    one test per run of ``count`` elements, not one per element."""
+    w.emit(f"if {ok}:")
+    w.emit(f"    for {index} in range({count}):")
+    w.emit(f"        {target} = {element}")
+    w.emit("else:")
+    w.emit(f"    for {index} in range({count}):")
+    w.emit(f"        {target} = 0")
 
 
 # =============================================================================
@@ -422,18 +430,14 @@ def _batch_sum(w, geo, x, k, dtype) -> None:
 def _batch_sum_row(w, geo, x, o) -> None:
     """Row ``{name}_rr`` (c, kernel position ``{name}_kk``) of P': for each output
     position, the batch of input elements it reads (zeros for padding)."""
-    name, rank, bsz = geo.name, geo.rank, geo.batch
+    name, bsz = geo.name, geo.batch
     w.emit(f"for {name}_sp in range({geo.out_positions}):")
     w.depth += 1
     _decode(w, geo, f"{name}_sp", o)
     ok = _input_index(w, geo, o)
     element = _element(geo, x, f"{name}_c", f"{name}_bb")
-    w.emit(f"if {ok}:")
-    w.emit(f"    for {name}_bb in range({bsz}):")
-    w.emit(f"        {name}_p[{name}_rr, {name}_sp * {bsz} + {name}_bb] = {element}")
-    w.emit("else:")
-    w.emit(f"    for {name}_bb in range({bsz}):")
-    w.emit(f"        {name}_p[{name}_rr, {name}_sp * {bsz} + {name}_bb] = 0")
+    _guarded_fill(w, ok, f"{name}_bb", bsz, f"{name}_p[{name}_rr, {name}_sp * {bsz} + {name}_bb]",
+                  element)
     w.depth -= 2
 
 
