@@ -12,7 +12,7 @@ Run this file under a Python with JAX (``python optimizer_cases.py``) to print
 """
 import numpy as np
 
-from stax_cases import _literal, ramp
+from stax_cases import print_expected, ramp
 
 
 def params():
@@ -153,14 +153,4 @@ CASES = {"optimizer_results": optimizer_results, "schedule_values": schedule_val
 if __name__ == "__main__":  # pragma: no cover - run under real JAX to regenerate
     import jax
     from jax.example_libraries import optimizers
-    print('"""What ``optimizer_cases.py`` returns under real JAX 0.10.2 (CPU, x64 disabled):')
-    print('expected values from JAX 0.10.2 (float32 written so they read back bit for bit)."""')
-    print("import numpy as np\n")
-    print("# from JAX 0.10.2")
-    print("EXPECTED = {")
-    for name, case in CASES.items():
-        print(f"    {name!r}: {{")
-        for k, v in case(jax, optimizers).items():
-            print(f"        {k!r}: {_literal(v)},")
-        print("    },")
-    print("}")
+    print_expected("optimizer_cases.py", CASES, jax, optimizers)

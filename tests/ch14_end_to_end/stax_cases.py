@@ -302,7 +302,8 @@ def cnn(jax, stax):
 
 CASES = {name: f for name, f in list(globals().items())
          if callable(f) and getattr(f, "__module__", None) == __name__
-         and not name.startswith("_") and name not in ("digest", "ramp", "small")}
+         and not name.startswith("_")
+         and name not in ("digest", "ramp", "small", "print_expected")}
 
 
 def _literal(v):
@@ -319,17 +320,23 @@ def _literal(v):
     return repr(v)
 
 
-if __name__ == "__main__":  # pragma: no cover - run under real JAX to regenerate
-    import jax
-    from jax.example_libraries import stax
-    print('"""What ``stax_cases.py`` returns under real JAX 0.10.2 (CPU, x64 disabled):')
+def print_expected(cases_file: str, cases: dict, jax, module) -> None:
+    """Print the values file of ``cases`` run under real JAX (``module``: its
+    ``stax`` or ``optimizers``), as the tests read it back."""
+    print(f'"""What ``{cases_file}`` returns under real JAX 0.10.2 (CPU, x64 disabled):')
     print('expected values from JAX 0.10.2 (float32 written so they read back bit for bit)."""')
     print("import numpy as np\n")
     print("# from JAX 0.10.2")
     print("EXPECTED = {")
-    for name, case in CASES.items():
+    for name, case in cases.items():
         print(f"    {name!r}: {{")
-        for k, v in case(jax, stax).items():
+        for k, v in case(jax, module).items():
             print(f"        {k!r}: {_literal(v)},")
         print("    },")
     print("}")
+
+
+if __name__ == "__main__":  # pragma: no cover - run under real JAX to regenerate
+    import jax
+    from jax.example_libraries import stax
+    print_expected("stax_cases.py", CASES, jax, stax)
