@@ -515,11 +515,6 @@ def _cast_like(x, example, force: bool = False):
     return lax._convert_element_type(x, ex.dtype, ex.weak_type)
 
 
-def _jacfwd_unravel(inputs, y, jac):
-    """Split the last axis of ``jac`` into the inputs' pytree: ``y.shape + x.shape`` per leaf."""
-    return unravel_array_into_pytree(inputs, -1, y, jac)
-
-
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of ``fun`` computed column by column with forward-mode AD.
 
@@ -553,7 +548,8 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             _check_output_dtype_jacfwd(holomorphic, yi)
         example = dyn_args[0] if isinstance(argnums, int) else dyn_args
         jac_tree = tree_unflatten(out_tree[0],
-                                  [_jacfwd_unravel(example, yi, ji) for yi, ji in zip(y, jac)])
+                                  [unravel_array_into_pytree(example, -1, yi, ji)
+                                   for yi, ji in zip(y, jac)])
         return (jac_tree, aux) if has_aux else jac_tree
 
     functools.update_wrapper(jacfun, fun)

@@ -159,8 +159,14 @@ def _safe_divisor(x, y):
     return np.where(special, np.ones((), y.dtype), y)
 
 
+#: The dtypes whose division by a constant or a broadcast value XLA computes as
+#: a product with the reciprocal (its algebraic simplifier's rewrite):
+#: bfloat16 and float8 are divided in float32 and rounded once instead.
+RECIPROCAL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _div_impl(x, y):
-    if x.dtype in (np.float16, np.float32, np.float64) and np.shape(y) != np.broadcast_shapes(
+    if x.dtype in RECIPROCAL_DTYPES and np.shape(y) != np.broadcast_shapes(
             np.shape(x), np.shape(y)):
         # XLA divides by a broadcast divisor as ``x * (1 / y)`` (its algebraic
         # simplifier's rewrite; see ``backends/plan/passes.divide_by_reciprocal``):

@@ -25,6 +25,7 @@ from minijax import dtypes, lax, narrow_floats
 from minijax.abstract_arrays import get_aval
 from minijax.array import Array
 from minijax.lax.base import canonicalize_axis
+from minijax.lax.elementwise import RECIPROCAL_DTYPES
 from minijax.numpy import ufuncs
 from minijax.numpy.creation import asarray
 from minijax.numpy.util import check_arraylike, promote_dtypes_inexact, promote_dtypes_numeric
@@ -289,7 +290,7 @@ def _divide_by_count(total, count):
     reciprocal is taken here.
     """
     if (isinstance(total, Array) and isinstance(count, np.ndarray)
-            and count.dtype in (np.float16, np.float32, np.float64)):
+            and count.dtype in RECIPROCAL_DTYPES):
         return lax.mul(total, np.ones((), count.dtype) / count)
     return lax.div(total, count)
 

@@ -182,8 +182,9 @@ def fit_to_machine(parallel: bool = False) -> None:
     and, for a kernel with parallel loops (``parallel``), Numba's threads the same.
 
     OpenBLAS is told when the count changes, and once after each sample (a
-    convolution's kernel sets the count itself, block by block: see
-    :mod:`.blas_threads`), so most calls cost a clock read and two comparisons.
+    convolution's kernel sets it to one for its threaded blocks, and
+    :func:`after_one_thread_products` gives it back), so most calls cost a
+    clock read and two comparisons.
     """
     if not _enabled or not (_can_set or parallel):
         if parallel:

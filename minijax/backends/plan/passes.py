@@ -37,7 +37,7 @@ import numpy as np
 from minijax.interpreters.partial_eval import trace_to_jaxpr_dynamic
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from minijax.lax.compiler_hints import optimization_barrier_p
-from minijax.lax.elementwise import div_p, mul_p
+from minijax.lax.elementwise import RECIPROCAL_DTYPES, div_p, mul_p
 from minijax.lax.shapes import reshape_p, transpose_p
 from minijax.primitives import impl_rules
 
@@ -346,6 +346,12 @@ def split_transposing_reshapes(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     return _rewrite_bodies(closed_jaxpr, split_transposing_reshapes, eqns)
 
 
+def _broadcasts_by_output(jaxpr: Jaxpr) -> dict:
+    """``{c: eqn}`` for each ``c = broadcast_in_dim[...] b`` at the top level of ``jaxpr``."""
+    return {e.outvars[0]: e for e in jaxpr.eqns
+            if e.primitive.kind == "broadcast" and "broadcast_dimensions" in e.params}
+
+
 def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     """``c = broadcast_in_dim[(1,)] b`` (to ``[1, 4]``) read by ``d = add a c``
     (over ``[3, 4]``, ``c``'s size-1 axis broadcast) becomes
@@ -357,8 +363,7 @@ def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     1 or equal to ``c``'s axis, which is 1 or equal to ``d``'s.
     """
     jaxpr = closed_jaxpr.jaxpr
-    broadcasts = {e.outvars[0]: e for e in jaxpr.eqns
-                  if e.primitive.kind == "broadcast" and "broadcast_dimensions" in e.params}
+    broadcasts = _broadcasts_by_output(jaxpr)
     made: dict = {}  # (c, shape) -> the broadcast straight to that shape
     eqns = []
     for eqn in jaxpr.eqns:
@@ -379,9 +384,6 @@ def compose_broadcasts(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
                 eqn = eqn.replace(invars=invars)
         eqns.append(eqn)
     return _rewrite_bodies(closed_jaxpr, compose_broadcasts, eqns)
-
-
-_IEEE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 def divide_by_reciprocal(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
@@ -409,8 +411,7 @@ def divide_by_reciprocal(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     rounded to float16, as here).
     """
     jaxpr = closed_jaxpr.jaxpr
-    broadcasts = {e.outvars[0]: e for e in jaxpr.eqns
-                  if e.primitive.kind == "broadcast" and "broadcast_dimensions" in e.params}
+    broadcasts = _broadcasts_by_output(jaxpr)
     constvars = set(jaxpr.constvars)
     reciprocals: dict = {}  # divisor -> its reciprocal (a Literal or a Var)
     eqns = []
@@ -436,7 +437,7 @@ def divide_by_reciprocal(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
             out_aval = eqn.outvars[0].aval
             broadcast = (isinstance(c, Literal) or c in constvars or c in broadcasts
                          or tuple(c.aval.shape) != tuple(out_aval.shape))
-            if broadcast and np.dtype(out_aval.dtype) in _IEEE_FLOATS:
+            if broadcast and np.dtype(out_aval.dtype) in RECIPROCAL_DTYPES:
                 if isinstance(c, Literal):
                     inverse = reciprocal(c, eqn)
                 elif c in reciprocals:
