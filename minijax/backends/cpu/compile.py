@@ -46,7 +46,7 @@ import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
 
 from minijax.backends.cpu.helpers import helper_library_source, use_helper_library  # noqa: E402
-from minijax.backends.cpu.llvm_passes import one_optimization  # noqa: E402
+from minijax.backends.cpu.llvm_passes import HELPER_MODULE_PREFIX, one_optimization  # noqa: E402
 from minijax.backends.cpu.syntax import is_half, is_threefry_key  # noqa: E402
 from minijax.config import optional_string_state  # noqa: E402
 
@@ -118,7 +118,7 @@ _HELPER_LIBRARY: dict[str, str] = {}
 def set_up_helper_library() -> None:
     """Name the shared helper module; kernels generated from now on import from it."""
     source = helper_library_source()
-    name = _module_name(source, prefix="minijax_helpers_")
+    name = _module_name(source, prefix=HELPER_MODULE_PREFIX)
     _HELPER_LIBRARY.update(source=source, name=name)
     use_helper_library(name)
 

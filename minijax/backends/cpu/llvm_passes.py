@@ -37,11 +37,15 @@ from __future__ import annotations
 import contextlib
 import threading
 
-__all__ = ["one_optimization", "FUNCTION_PASS_LEVEL", "installed"]
+__all__ = ["one_optimization", "FUNCTION_PASS_LEVEL", "HELPER_MODULE_PREFIX", "installed"]
 
 #: The LLVM optimization level of stage 1 (the per-function pipeline) while a
 #: minijax kernel compiles. Stage 2 (the module pipeline) keeps Numba's level.
 FUNCTION_PASS_LEVEL = 0
+
+#: The shared helper module's name starts with this (``compile.set_up_helper_library``
+#: names it); Numba's mangled names of its functions contain the module's name.
+HELPER_MODULE_PREFIX = "minijax_helpers_"
 
 _state = threading.local()  # .depth: how many one_optimization() blocks this thread is in
 
@@ -58,7 +62,7 @@ def _is_helper_module(ll_module) -> bool:
     inside a fused loop stayed scalar). Helpers compile once and are cached,
     so stage 1 costs them little.
     """
-    return any("minijax_helpers" in f.name for f in ll_module.functions)
+    return any(HELPER_MODULE_PREFIX in f.name for f in ll_module.functions)
 
 
 def _install():
