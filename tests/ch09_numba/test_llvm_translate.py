@@ -1,0 +1,303 @@
+"""Chapter 09 (issue 21): the kernel source translated to LLVM IR gives Numba's bits.
+
+Each test lowers a small program with ``jit(f).lower(*args)``, translates the
+kernel source (``llvm_translate.translate_kernel``), compiles the IR with
+llvmlite and runs it, and requires the same bits (NaNs included) as the
+Numba kernel compiled from the same source, on the same inputs: random
+values and edge values (0, -0, inf, nan, subnormals, integer extremes).
+"""
+import ctypes
+import operator
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax
+from minijax.backends.cpu import backend as numba_backend
+from minijax.backends.cpu import compile as compiler
+from minijax.backends.cpu.llvm_translate import (ArgSpec, NotTranslatable, arg_specs,
+                                                 translate_kernel)
+from minijax.backends.cpu.llvm_translate_types import (arith_result, compare_type, shift_result,
+                                                       unify)
+
+import llvmlite.binding as llvm
+
+
+# =============================================================================
+# A private runner: llvmlite's MCJIT on the translated module
+# =============================================================================
+_engines = []   # kept alive: the machine code of every kernel compiled here
+
+
+def _target_machine():
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=3, codemodel="jitdefault")
+
+
+def _helper_module_ir(kernel):
+    try:
+        from minijax.backends.cpu import llvm_helpers
+    except ImportError:
+        return None
+    return llvm_helpers.helper_ir(kernel.helpers) if kernel.helpers else None
+
+
+def run_translated(kernel, inputs):
+    """Compile ``kernel`` (a TranslatedKernel) and call it on ``inputs`` (NumPy arrays
+    or scalars as the Numba entry takes them); returns the outputs tuple."""
+    module = llvm.parse_assembly(kernel.ir)
+    helper_ir = _helper_module_ir(kernel)
+    if helper_ir:
+        module.link_in(llvm.parse_assembly(helper_ir))
+    module.verify()
+    machine = _target_machine()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    builder = llvm.create_pass_builder(machine, pto)
+    builder.getModulePassManager().run(module, builder)
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    _engines.append(engine)
+    address = engine.get_function_address(kernel.function)
+    buffers = [np.ascontiguousarray(np.asarray(x)) for x in inputs]
+    outputs = [np.empty(spec.shape, spec.dtype) for spec in kernel.outputs]
+    fn = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (len(buffers) + len(outputs)))(address)
+    fn(*[b.ctypes.data for b in buffers], *[o.ctypes.data for o in outputs])
+    return tuple(outputs)
+
+
+def run_numba(lowering, inputs):
+    kernel, _, _ = compiler.compile_kernel(lowering.source, lowering.fn_name,
+                                           compiler.kernel_signature(lowering.plan))
+    results = kernel(*inputs)
+    return results if isinstance(results, tuple) else (results,)
+
+
+def kernel_inputs(lowering, args):
+    """The entry's arguments: the constants, then ``args``, as the Numba entry takes them."""
+    closed = lowering.plan.closed_jaxpr
+    consts = [numba_backend._prepare(c, v.aval) for c, v in zip(closed.consts, closed.jaxpr.constvars)]
+    return consts + [numba_backend._prepare(np.asarray(x), v.aval)
+                     for x, v in zip(args, closed.jaxpr.invars)]
+
+
+def bits(x):
+    x = np.asarray(x)
+    if x.dtype == np.bool_:
+        return x.view(np.uint8)
+    return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind in "fiu" else x
+
+
+def check_same_bits(f, *args):
+    """Lower ``f``, translate its kernel, and compare both compilers' results bit for bit."""
+    lowering = minijax.jit(f).lower(*args)._lowering
+    assert hasattr(lowering, "source"), "the program did not lower to a kernel"
+    kernel = translate_kernel(lowering.source, lowering.fn_name, arg_specs(lowering.plan))
+    inputs = kernel_inputs(lowering, args)
+    expected = run_numba(lowering, inputs)
+    got = run_translated(kernel, inputs)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        # (Numba returns a scalar result as a Python scalar: its value in the output's dtype)
+        e = e if isinstance(e, np.ndarray) else np.asarray(e, dtype=g.dtype)
+        assert g.shape == e.shape and g.dtype == e.dtype, (g.shape, e.shape, g.dtype, e.dtype)
+        np.testing.assert_array_equal(bits(g), bits(e))
+    return kernel
+
+
+# =============================================================================
+# Inputs with edge values
+# =============================================================================
+_rng = np.random.default_rng(0)
+
+
+def floats(shape, dtype=np.float32):
+    x = (_rng.standard_normal(shape) * 3).astype(dtype)
+    info = np.finfo(dtype)
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, info.tiny / 4, -info.tiny / 2,
+                      info.max, -info.max, 1.0, -1.0, 0.5, 2.5, -2.5], dtype=dtype)
+    flat = x.reshape(-1)
+    flat[:min(len(edges), flat.size)] = edges[:flat.size]
+    return x
+
+
+def ints(shape, dtype=np.int32):
+    info = np.iinfo(dtype)
+    x = _rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape).astype(dtype)
+    edges = np.array([0, 1, info.max, info.min, info.max - 1, 7, 3] + ([-1, -7] if info.min else []),
+                     dtype=dtype)
+    flat = x.reshape(-1)
+    flat[:min(len(edges), flat.size)] = edges[:flat.size]
+    return x
+
+
+def bools(shape):
+    return _rng.random(shape) < 0.5
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32]
+
+
+# =============================================================================
+# Typing rules, against Numba's typing context
+# =============================================================================
+_NUMBA_SCALARS = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                  "uint64", "float32", "float64"]
+
+
+def _numba_typing():
+    from numba.core.registry import cpu_target
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    return ctx
+
+
+@pytest.mark.parametrize("op, symbol", [(operator.add, "+"), (operator.truediv, "/"),
+                                        (operator.floordiv, "//"), (operator.mod, "%"),
+                                        (operator.mul, "*"), (operator.and_, "&")])
+def test_arithmetic_types_are_numbas(op, symbol):
+    from numba import from_dtype
+    ctx = _numba_typing()
+    for a in _NUMBA_SCALARS:
+        for b in _NUMBA_SCALARS:
+            da, db = np.dtype(a), np.dtype(b)
+            if symbol == "&" and (da.kind == "f" or db.kind == "f"):
+                continue
+            sig = ctx.resolve_function_type(op, (from_dtype(da), from_dtype(db)), {})
+            assert np.dtype(str(sig.return_type).replace("bool", "bool_")) == \
+                arith_result(symbol, da, db), (a, b)
+
+
+def test_comparison_shift_and_unify_types_are_numbas():
+    from numba import from_dtype
+    ctx = _numba_typing()
+    for a in _NUMBA_SCALARS:
+        for b in _NUMBA_SCALARS:
+            da, db = np.dtype(a), np.dtype(b)
+            ta, tb = from_dtype(da), from_dtype(db)
+            sig = ctx.resolve_function_type(operator.lt, (ta, tb), {})
+            assert np.dtype(str(sig.args[0]).replace("bool", "bool_")) == compare_type(da, db)
+            assert np.dtype(str(ctx.unify_types(ta, tb)).replace("bool", "bool_")) == unify(da, db)
+            if da.kind != "f" and db.kind != "f":
+                sig = ctx.resolve_function_type(operator.lshift, (ta, tb), {})
+                assert np.dtype(str(sig.return_type)) == shift_result(da)
+
+
+# =============================================================================
+# Kernels: both compilers, the same bits
+# =============================================================================
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_elementwise(dtype):
+    x, y = floats((5, 7), dtype), floats((5, 7), dtype)[::-1].copy()
+    check_same_bits(lambda a, b: (a + b, a * b - a, a / b, -a, jnp.abs(a)), x, y)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_arithmetic(dtype):
+    x, y = ints((6, 5), dtype), ints((6, 5), dtype)[::-1].copy()
+    check_same_bits(lambda a, b: (a + b, a * b, a - b, a & b, a | b, a ^ b), x, y)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_division_and_remainder(dtype):
+    x, y = ints((6, 5), dtype), ints((6, 5), dtype)[::-1].copy()   # zeros included
+    check_same_bits(lambda a, b: (lax.div(a, b), lax.rem(a, b)), x, y)
+
+
+def test_float_remainder():
+    x, y = floats((6, 5)), floats((6, 5))[::-1].copy()
+    check_same_bits(lambda a, b: (lax.rem(a, b), jnp.floor_divide(a, b), jnp.mod(a, b)), x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32])
+def test_shifts(dtype):
+    x = ints((4, 6), dtype)
+    s = (np.arange(24).reshape(4, 6) % (8 * np.dtype(dtype).itemsize + 2)).astype(dtype)
+    check_same_bits(lambda a, b: (lax.shift_left(a, b), lax.shift_right_logical(a, b),
+                                  lax.shift_right_arithmetic(a, b)), x, s)
+
+
+def test_comparisons_and_select():
+    x, y = floats((5, 6)), floats((5, 6))[::-1].copy()
+    check_same_bits(lambda a, b: (a < b, a <= b, a == b, a != b,
+                                  jnp.where(a > b, a, b), jnp.clip(a, -1.0, 2.0)), x, y)
+
+
+def test_bool_logic():
+    x, y = bools((4, 5)), bools((4, 5))
+    check_same_bits(lambda a, b: (a & b, a | ~b, jnp.logical_xor(a, b)), x, y)
+
+
+@pytest.mark.parametrize("src, dst", [(np.float32, np.int32), (np.float32, np.uint8),
+                                      (np.int32, np.float32), (np.uint32, np.float32),
+                                      (np.float32, np.float64), (np.float64, np.float32),
+                                      (np.int32, np.int8), (np.int8, np.uint32),
+                                      (np.float32, np.bool_), (np.bool_, np.float32),
+                                      (np.int64, np.float32)])
+def test_casts(src, dst):
+    x = floats((4, 6), src) if np.dtype(src).kind == "f" else (
+        bools((4, 6)) if src == np.bool_ else ints((4, 6), src))
+    check_same_bits(lambda a: lax.convert_element_type(a, dst), x)
+
+
+def test_float16_bits_in_and_out():
+    x = floats((3, 4), np.float16)
+    check_same_bits(lambda a: (a * a + 1, a.astype(jnp.float32)), x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reductions(dtype):
+    x = floats((6, 7)) if dtype == np.float32 else ints((6, 7))
+    check_same_bits(lambda a: (jnp.sum(a, axis=1), jnp.max(a, axis=0), jnp.min(a),
+                               jnp.argmax(a, axis=1)), x)
+
+
+def test_long_reduction_with_lanes():
+    x = floats((3, 1000))
+    check_same_bits(lambda a: (jnp.sum(a, axis=1), jnp.sum(a * a)), x)
+
+
+def test_broadcast_iota_transpose_slice_concatenate():
+    x, y = floats((4, 6)), floats((6,))
+    check_same_bits(lambda a, b: (a + b, a.T, a[1:3, ::2], jnp.concatenate([a, a * 2], axis=0),
+                                  lax.iota(jnp.int32, 7), jnp.cumsum(a, axis=1)), x, y)
+
+
+def test_scalar_inputs_and_outputs():
+    check_same_bits(lambda a, b: (a * b, jnp.sin(a)), np.float32(1.5), np.float32(-2.0))
+
+
+def test_matrix_products():
+    a, b = floats((5, 7)), floats((7, 3))
+    a[0, 0] = b[0, 0] = 1.0   # (finite: BLAS may order its sums its own way, but it is BLAS both ways)
+    a, b = np.nan_to_num(a, posinf=1, neginf=-1), np.nan_to_num(b, posinf=1, neginf=-1)
+    check_same_bits(lambda x, y: (x @ y, x.T @ x, jnp.dot(y.T, x.T)), a, b)
+
+
+def test_uncovered_construct_is_named():
+    source = '''
+import numpy as np
+from numba import njit, prange
+
+@njit
+def jit_f(a):
+    out = np.empty((4,), dtype=np.float32)
+    for i in prange(4):
+        out[i] = a[i]
+    return (out, )
+'''
+    with pytest.raises(NotTranslatable, match="prange loop"):
+        translate_kernel(source, "jit_f", [ArgSpec(np.dtype(np.float32), (4,))])
+    source = source.replace("for i in prange(4):", "while True:").replace("out[i] = a[i]", "break")
+    kernel = translate_kernel(source, "jit_f", [ArgSpec(np.dtype(np.float32), (4,))])
+    assert kernel.outputs == [ArgSpec(np.dtype(np.float32), (4,))]
+    with pytest.raises(NotTranslatable, match="call to _own_helper"):
+        translate_kernel(source.replace("break", "x = _own_helper(a[0])"), "jit_f",
+                         [ArgSpec(np.dtype(np.float32), (4,))])
