@@ -50,7 +50,6 @@ import re
 import sys
 import tempfile
 import threading
-import time
 import types as pytypes
 from dataclasses import dataclass
 from typing import Iterable
@@ -93,7 +92,7 @@ class HelperNotAvailable(Exception):
 
 
 #: What this process did, for tests and measurements: "built" (Numba compiled a
-#: helper), "loaded" (read from the disk cache), "rebuilt" (a bad entry replaced).
+#: helper, or tried to), "loaded" (read from the disk cache), "rebuilt" (a bad entry replaced).
 stats = {"built": 0, "loaded": 0, "rebuilt": 0}
 
 _lock = threading.RLock()
@@ -306,13 +305,15 @@ def _parse_entry(text: str, name: str, arg_dtypes: tuple):
 
 def _load_or_build(name: str, arg_dtypes: tuple):
     path = _entry_path(name, arg_dtypes)
+    outcome = None
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            outcome = _parse_entry(f.read(), name, arg_dtypes)
+    except FileNotFoundError:
+        pass
     except (OSError, UnicodeDecodeError):
-        text = None
-    if text is not None:
-        outcome = _parse_entry(text, name, arg_dtypes)
+        stats["rebuilt"] += 1  # unreadable: rebuilt below
+    else:
         if outcome is not None:
             stats["loaded"] += 1
             return outcome
@@ -356,12 +357,11 @@ def _helper_namespace():
 
 def _build(name: str, arg_dtypes: tuple):
     """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
-    _, shared = helpers.shared_helpers([name])
-    if not shared:
+    if name not in helpers.HELPERS or not helpers.shared_helpers([name])[1]:
         raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
     dispatcher = getattr(_helper_namespace(), name)
     signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
-    started = time.perf_counter()
+    stats["built"] += 1
     try:
         dispatcher.compile(signature)
     except Exception as e:  # a typing or lowering error: these argument types do not fit
@@ -374,10 +374,8 @@ def _build(name: str, arg_dtypes: tuple):
         raise HelperNotAvailable(f"{name} returns {return_type}, not one scalar")
     return_dtype = _scalar_dtype(numba.np.numpy_support.as_dtype(return_type))
     function = HelperFunction(name, arg_dtypes, return_dtype, _symbol(name, arg_dtypes))
-    ir = _with_c_wrapper(result.library.get_llvm_str(), result.fndesc.llvm_func_name, function)
-    stats["built"] += 1
-    stats["last_build_s"] = time.perf_counter() - started
-    return function, ir
+    return function, _with_c_wrapper(result.library.get_llvm_str(), result.fndesc.llvm_func_name,
+                                     function)
 
 
 def _gist(error: Exception) -> str:
