@@ -231,6 +231,32 @@ def _memory_type(dtype):
     return "i8" if np.dtype(dtype).kind == "b" else llvm_helpers._c_type(np.dtype(dtype))
 
 
+def numba_nested_reference(outer, middle, inner, x):
+    """``outer(x, middle(inner(x)))`` elementwise, as the float32 trig rules write it."""
+    library = _library_module()
+    namespace = {"o": getattr(library, outer), "m": getattr(library, middle),
+                 "i": getattr(library, inner)}
+    exec("def loop(x, out):\n    for k in range(out.shape[0]):\n"
+         "        out[k] = o(x[k], m(i(x[k])))\n", namespace)
+    out = np.empty_like(x)
+    numba.njit(namespace["loop"])(x, out)
+    return out
+
+
+@pytest.mark.parametrize("end", ["_sin_end", "_cos_end", "_tan_end"])
+def test_the_trig_pipeline_is_one_nested_helper(end):
+    name = llvm_helpers.nested_helper(end, "_sin_cos_f64", "_rem_pio2_32")
+    assert name == end.replace("_end", "32")
+    fn = helper_function(name, (F32,))
+    x = np.concatenate([_floats(F32), np.linspace(-40, 40, 2001, dtype=np.float32)])
+    expected = numba_nested_reference(end, "_sin_cos_f64", "_rem_pio2_32", x)
+    module = optimized_loop(fn)
+    assert re.search(r"<(4|8|16) x float>", str(module.get_function("loop")))
+    assert not len(same_bits(run_loop(module, fn, [x]), expected))
+    assert not len(same_bits(call_through_ctypes(fn, [x]), expected))
+    assert llvm_helpers.nested_helper("_sin_end", "_sin_cos_f64", "_exp32") is None
+
+
 def _loop_module(fn):
     """``out[i] = fn(in0[i], in1[i], ...)`` for i < n: a kernel loop as the translator
     writes one (a bool is loaded as a byte and passed as i1)."""

@@ -65,7 +65,7 @@ from minijax.backends.cpu import compile as compiler
 from minijax.backends.cpu import helpers
 
 __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
-           "helper_module_ref", "prebuild", "scalar_helpers", "library_key", "host_cpu",
+           "helper_module_ref", "prebuild", "NESTED", "nested_helper", "scalar_helpers", "library_key", "host_cpu",
            "cache_folder", "stats", "forget"]
 
 #: Bumped whenever the layout of a cache entry or the wrapper changes.
@@ -84,6 +84,32 @@ class HelperFunction:
     arg_dtypes: tuple
     return_dtype: np.dtype
     symbol: str
+
+
+#: Scalar functions made of a nested call of shared helpers whose values in
+#: between are tuples: the float32 trig rules write ``_sin_end(x,
+#: _sin_cos_f64(_rem_pio2_32(x)))`` (:mod:`.trig_helpers`), and ``(r, q)`` and
+#: ``(sin r, cos r, q)`` have no C type. As one function of ``x`` it is a
+#: helper like the others: ``_sin32``. :func:`nested_helper` finds the name
+#: of such a call.
+NESTED = {
+    "_sin32": ("_sin_end", "_sin_cos_f64", "_rem_pio2_32"),
+    "_cos32": ("_cos_end", "_sin_cos_f64", "_rem_pio2_32"),
+    "_tan32": ("_tan_end", "_sin_cos_f64", "_rem_pio2_32"),
+}
+
+
+def nested_helper(outer: str, middle: str, inner: str) -> str | None:
+    """The helper computing ``outer(x, middle(inner(x)))`` (``None`` if there is none)."""
+    for name, calls in NESTED.items():
+        if calls == (outer, middle, inner):
+            return name
+    return None
+
+
+def _nested_source(name: str) -> str:
+    outer, middle, inner = NESTED[name]
+    return f"def {name}(x):\n    return {outer}(x, {middle}({inner}(x)))\n"
 
 
 class HelperNotAvailable(Exception):
@@ -157,7 +183,7 @@ def library_key() -> str:
     _, source = _library()
     key = _keys.get(source)
     if key is None:
-        parts = [f"format {FORMAT}", source, numba.__version__, llvmlite.__version__,
+        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)), numba.__version__, llvmlite.__version__,
                  sys.version, f"opt {numba_config.OPT}", *host_cpu()]
         key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
         _keys[source] = key
@@ -350,6 +376,8 @@ def _helper_namespace():
         library_name, source = _library()
         uncached = source.replace("cache=True,", "cache=False,")
         module = pytypes.ModuleType(library_name + "_llvm")  # keeps the helpers' name prefix
+        decorator = helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
+        uncached += "".join(f"\n\n{decorator}\n{_nested_source(n)}" for n in sorted(NESTED))
         exec(compile(uncached, f"<{module.__name__}>", "exec"), module.__dict__)
         _build_module.append(module)
     return _build_module[0]
@@ -357,7 +385,8 @@ def _helper_namespace():
 
 def _build(name: str, arg_dtypes: tuple):
     """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
-    if name not in helpers.HELPERS or not helpers.shared_helpers([name])[1]:
+    parts = NESTED.get(name, (name,))
+    if not all(p in helpers.HELPERS for p in parts) or len(helpers.shared_helpers(parts)[1]) != len(parts):
         raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
     dispatcher = getattr(_helper_namespace(), name)
     signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
