@@ -1,0 +1,488 @@
+"""Chapter 09 — the shared helpers as LLVM IR, for the kernels we compile ourselves.
+
+The kernels chapter 09 writes call small helpers (:mod:`.helpers`,
+:mod:`.math_helpers`, :mod:`.trig_helpers`): XLA's ``max``, the float32
+``exp`` that vectorizes, the float16 rounding... When a kernel is translated
+to LLVM IR by our own compiler (``llvm_translate``) instead of Numba, its
+calls of those helpers need their code as LLVM IR too. We do not rewrite the
+helpers: **Numba compiles each one, once per machine, and we keep the LLVM IR
+it produced** (the very IR a Numba-compiled kernel inlines, so the two
+compilers compute the same bits).
+
+One helper for one tuple of argument dtypes is a :class:`HelperFunction`.
+Its IR is made of three parts:
+
+1. Numba's optimized module for the helper (``library.get_llvm_str()`` of
+   its compile result), with every helper it calls already linked in;
+2. every function defined there made ``linkonce_odr`` ("one definition,
+   the same everywhere; drop it if unused"), so that the IR of ``_log1p32``
+   and of ``_erf_inv_w``, which contains a copy of ``_log1p32``, link into
+   one kernel module without a duplicate-symbol error;
+3. a tiny wrapper with a plain C signature. Numba's functions use Numba's
+   calling convention: ``i32 @mangled(ptr %retptr, ptr %excinfo, args...)``
+   returns a status (0: fine) and writes the result through ``retptr``. Our
+   kernels want ``float @minijax_helper_exp32__float32(float)``: the wrapper
+   allocates the result's slot, calls, and loads it. It is ``alwaysinline``:
+   linked into a kernel and optimized, the wrapper and the alloca vanish and
+   the loop around the call vectorizes exactly as a Numba kernel's would.
+
+Numba's IR is expensive to get (0.03–0.4 s per helper: Numba types and
+lowers the Python source, and LLVM runs -O3 over it), so it is **cached on
+disk**, one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
+The key is a hash of everything the IR depends on: the helper library's source,
+Numba's, llvmlite's and Python's versions, Numba's optimization level and the
+host CPU's name and features (LLVM tunes and vectorizes the helpers for it).
+A process whose cache is warm reads text files: no Numba compile, not even
+the import of the helper module. Each file carries the SHA-256 of its IR, so
+a truncated or corrupted file is noticed and rebuilt, never fatal.
+
+Only helpers from scalars to one scalar can be called this way (bool, the
+integers, float32, float64). A helper that takes arrays (``_leading``, the
+GEMM calls), complex numbers (``_cdiv``) or tuples (the trig pipeline's
+``_sin_cos_f64``), or returns a tuple (``_rem_pio2_32``), raises
+:class:`HelperNotAvailable`, and the kernel stays with Numba.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import tempfile
+import threading
+import types as pytypes
+from dataclasses import dataclass
+from typing import Iterable
+
+import llvmlite
+import llvmlite.binding as llvm
+import numba
+import numpy as np
+from numba.core import config as numba_config
+from numba.core.codegen import get_host_cpu_features
+
+from minijax.backends.cpu import compile as compiler
+from minijax.backends.cpu import helpers
+
+__all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
+           "helper_module_ref", "prebuild", "NESTED", "nested_helper", "scalar_helpers", "library_key", "host_cpu",
+           "cache_folder", "stats", "forget"]
+
+#: Bumped whenever the layout of a cache entry or the wrapper changes.
+FORMAT = 1
+
+#: The folder of the compile cache that holds the helpers' IR.
+SUBFOLDER = "llvm_helpers"
+
+
+@dataclass(frozen=True)
+class HelperFunction:
+    """Helper ``name`` compiled for ``arg_dtypes``: a kernel calls it as
+    ``<return type> @symbol(<argument types>)`` (LLVM's ``float``, ``double``,
+    ``i1`` for bool, ``i8``..``i64`` for integers of either sign)."""
+    name: str
+    arg_dtypes: tuple
+    return_dtype: np.dtype
+    symbol: str
+
+
+#: Scalar functions made of a nested call of shared helpers whose values in
+#: between are tuples: the float32 trig rules write ``_sin_end(x,
+#: _sin_cos_f64(_rem_pio2_32(x)))`` (:mod:`.trig_helpers`), and ``(r, q)`` and
+#: ``(sin r, cos r, q)`` have no C type. As one function of ``x`` it is a
+#: helper like the others: ``_sin32``. :func:`nested_helper` finds the name
+#: of such a call.
+NESTED = {
+    "_sin32": ("_sin_end", "_sin_cos_f64", "_rem_pio2_32"),
+    "_cos32": ("_cos_end", "_sin_cos_f64", "_rem_pio2_32"),
+    "_tan32": ("_tan_end", "_sin_cos_f64", "_rem_pio2_32"),
+}
+
+
+def nested_helper(outer: str, middle: str, inner: str) -> str | None:
+    """The helper computing ``outer(x, middle(inner(x)))`` (``None`` if there is none)."""
+    for name, calls in NESTED.items():
+        if calls == (outer, middle, inner):
+            return name
+    return None
+
+
+def _nested_source(name: str) -> str:
+    outer, middle, inner = NESTED[name]
+    return f"def {name}(x):\n    return {outer}(x, {middle}({inner}(x)))\n"
+
+
+class HelperNotAvailable(Exception):
+    """The helper is not a scalar -> scalar function, or Numba cannot compile it
+    for these argument dtypes (the message says which)."""
+
+
+#: What this process did, for tests and measurements: "built" (Numba compiled a
+#: helper, or tried to), "loaded" (read from the disk cache), "rebuilt" (a bad entry replaced).
+stats = {"built": 0, "loaded": 0, "rebuilt": 0}
+
+_lock = threading.RLock()
+_memory: dict = {}      # (name, arg dtypes) -> (HelperFunction, ir) or HelperNotAvailable
+_linked: dict = {}      # tuple of symbols -> helper_ir text
+_build_module: list = []  # the helper library compiled without Numba's cache (at most one)
+
+
+# =============================================================================
+# Types: NumPy dtypes, Numba's LLVM types, the C signature
+# =============================================================================
+def _scalar_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize in (4, 8)):
+        return dtype
+    raise HelperNotAvailable(f"{dtype} is not a scalar type a helper can take "
+                             "(bool, integers, float32, float64)")
+
+
+def _c_type(dtype: np.dtype) -> str:
+    """The LLVM type of ``dtype`` in the C signature: i1 for bool."""
+    if dtype.kind == "f":
+        return "float" if dtype.itemsize == 4 else "double"
+    return "i1" if dtype.kind == "b" else f"i{8 * dtype.itemsize}"
+
+
+def _numba_ir_type(dtype: np.dtype) -> str:
+    """The LLVM type Numba passes and returns ``dtype`` as: a bool is a byte (i8)."""
+    return "i8" if dtype.kind == "b" else _c_type(dtype)
+
+
+def _symbol(name: str, arg_dtypes: tuple) -> str:
+    """``minijax_helper_exp32__float32``: the helper's name and its argument dtypes."""
+    return f"minijax_helper{name}__{'_'.join(d.name for d in arg_dtypes)}"
+
+
+# =============================================================================
+# The cache key: what the IR depends on
+# =============================================================================
+def host_cpu() -> tuple[str, str]:
+    """The host CPU's name and LLVM feature string, as Numba compiles for them
+    (a kernel should be compiled for the same, so that its code and the
+    helpers' agree)."""
+    name = numba_config.CPU_NAME or llvm.get_host_cpu_name()
+    features = numba_config.CPU_FEATURES
+    return name, features if features is not None else get_host_cpu_features()
+
+
+def _library() -> tuple[str, str]:
+    """The shared helper module's (name, source) (named by ``compile``)."""
+    library = compiler._HELPER_LIBRARY
+    if not library.get("name"):
+        compiler.set_up_helper_library()
+    return library["name"], library["source"]
+
+
+_keys: dict = {}
+
+
+def library_key() -> str:
+    """A hash of everything the helpers' IR depends on (the cache folder's name)."""
+    _, source = _library()
+    key = _keys.get(source)
+    if key is None:
+        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)), numba.__version__, llvmlite.__version__,
+                 sys.version, f"opt {numba_config.OPT}", *host_cpu()]
+        key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+        _keys[source] = key
+    return key
+
+
+def cache_folder() -> str:
+    """The folder of this machine's helper IR: ``<cache dir>/llvm_helpers/<library key>``."""
+    return os.path.join(compiler.cache_dir(), SUBFOLDER, library_key())
+
+
+# =============================================================================
+# The public door: one helper, and the IR of several
+# =============================================================================
+def helper_function(name: str, arg_dtypes) -> HelperFunction:
+    """Helper ``name`` compiled for ``arg_dtypes``: from memory, from the disk
+    cache, or compiled by Numba now (and cached). Raises
+    :class:`HelperNotAvailable` for a helper that is not scalar -> scalar."""
+    arg_dtypes = tuple(_scalar_dtype(d) for d in arg_dtypes)
+    key = (name, arg_dtypes)
+    with _lock:
+        found = _memory.get(key)
+        if found is None:
+            found = _memory[key] = _load_or_build(name, arg_dtypes)
+    if isinstance(found, HelperNotAvailable):
+        raise HelperNotAvailable(str(found))
+    return found[0]
+
+
+def helper_ir(functions: Iterable[HelperFunction]) -> str:
+    """One LLVM module's text defining the C-ABI symbol of each of ``functions``
+    (and everything they call), ready to be parsed and linked into a kernel."""
+    symbols = tuple(sorted({f.symbol for f in functions}))
+    with _lock:
+        text = _linked.get(symbols)
+        if text is None:
+            text = _linked[symbols] = str(helper_module_ref(functions))
+    return text
+
+
+def helper_module_ref(functions: Iterable[HelperFunction]) -> llvm.ModuleRef:
+    """:func:`helper_ir` as a parsed llvmlite module (a fresh one each call:
+    linking into a kernel consumes it)."""
+    by_symbol = {f.symbol: f for f in functions}
+    module = llvm.parse_assembly("")
+    module.triple = llvm.get_process_triple()
+    for symbol in sorted(by_symbol):
+        f = by_symbol[symbol]
+        found = _memory.get((f.name, f.arg_dtypes))
+        if found is None or isinstance(found, HelperNotAvailable):
+            helper_function(f.name, f.arg_dtypes)
+            found = _memory[(f.name, f.arg_dtypes)]
+        module.link_in(llvm.parse_assembly(found[1]))
+    return module
+
+
+def prebuild(specs) -> dict:
+    """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached; returns
+    ``{(name, arg_dtypes): HelperFunction or the HelperNotAvailable}``. One call
+    builds what a machine's kernels need most in one go (see :func:`scalar_helpers`)."""
+    results = {}
+    for name, arg_dtypes in specs:
+        arg_dtypes = tuple(np.dtype(d) for d in arg_dtypes)
+        try:
+            results[(name, arg_dtypes)] = helper_function(name, arg_dtypes)
+        except HelperNotAvailable as e:
+            results[(name, arg_dtypes)] = e
+    return results
+
+
+def _arity(source: str, name: str) -> int | None:
+    match = re.search(rf"^def {re.escape(name)}\(([^)]*)\)", source, re.MULTILINE)
+    if match is None:
+        return None
+    return len([p for p in match.group(1).split(",") if p.strip()])
+
+
+def scalar_helpers(dtypes=(np.float32, np.float64)) -> dict:
+    """The shared helpers callable on scalars: ``{name: [HelperFunction, ...]}``,
+    one per dtype of ``dtypes`` for which the helper compiles with every
+    argument of that dtype (mixed signatures, such as ``_float_to_int``'s
+    float32 value and float64 bounds, are asked for by :func:`helper_function`).
+    The first call on a machine compiles every helper (seconds); then it reads the cache."""
+    _, source = _library()
+    _, shared = helpers.shared_helpers(helpers.HELPERS)
+    found = {}
+    for name in shared:
+        arity = _arity(source, name)
+        if not arity:
+            continue
+        for dtype in dtypes:
+            try:
+                found.setdefault(name, []).append(helper_function(name, (dtype,) * arity))
+            except HelperNotAvailable:
+                pass
+    return {name: fns for name, fns in found.items() if fns}
+
+
+def forget() -> None:
+    """Forget what this process holds in memory (the disk cache stays)."""
+    with _lock:
+        _memory.clear()
+        _linked.clear()
+
+
+# =============================================================================
+# The disk cache: one file per helper and dtypes
+# =============================================================================
+def _entry_path(name: str, arg_dtypes: tuple) -> str:
+    return os.path.join(cache_folder(), _symbol(name, arg_dtypes) + ".ll")
+
+
+def _entry_text(name: str, arg_dtypes: tuple, outcome) -> str:
+    """The file: a header of ``;`` comments (LLVM's comment syntax), then the IR."""
+    if isinstance(outcome, HelperNotAvailable):
+        result, body = "unavailable: " + " ".join(str(outcome).split()), ""
+    else:
+        result, body = "return: " + outcome[0].return_dtype.name, outcome[1]
+    return (f"; minijax helper IR, format {FORMAT}\n"
+            f"; {name}({', '.join(d.name for d in arg_dtypes)})\n"
+            f"; {result}\n"
+            f"; sha256: {hashlib.sha256(body.encode()).hexdigest()}\n"
+            f"{body}")
+
+
+def _parse_entry(text: str, name: str, arg_dtypes: tuple):
+    """The outcome stored in ``text``, or ``None`` if it is not an intact entry for it."""
+    lines = text.split("\n", 4)
+    if len(lines) != 5 or lines[0] != f"; minijax helper IR, format {FORMAT}":
+        return None
+    if lines[1] != f"; {name}({', '.join(d.name for d in arg_dtypes)})":
+        return None
+    if lines[3] != f"; sha256: {hashlib.sha256(lines[4].encode()).hexdigest()}":
+        return None
+    if lines[2].startswith("; unavailable: "):
+        return HelperNotAvailable(lines[2][len("; unavailable: "):])
+    if not lines[2].startswith("; return: "):
+        return None
+    try:
+        return_dtype = _scalar_dtype(lines[2][len("; return: "):])
+    except (TypeError, HelperNotAvailable):
+        return None
+    return HelperFunction(name, arg_dtypes, return_dtype, _symbol(name, arg_dtypes)), lines[4]
+
+
+def _load_or_build(name: str, arg_dtypes: tuple):
+    path = _entry_path(name, arg_dtypes)
+    outcome = None
+    try:
+        with open(path, encoding="utf-8") as f:
+            outcome = _parse_entry(f.read(), name, arg_dtypes)
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        stats["rebuilt"] += 1  # unreadable: rebuilt below
+    else:
+        if outcome is not None:
+            stats["loaded"] += 1
+            return outcome
+        stats["rebuilt"] += 1  # truncated, corrupted, or another format: rebuilt below
+    try:
+        outcome = _build(name, arg_dtypes)
+    except HelperNotAvailable as e:
+        outcome = e
+    _write_atomically(path, _entry_text(name, arg_dtypes, outcome))
+    return outcome
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so that
+    another process never reads half a file; an unwritable cache costs speed only."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+# =============================================================================
+# Building: Numba compiles the helper, we keep its IR and add the C wrapper
+# =============================================================================
+def _helper_namespace():
+    """The helper library, executed as a module of its own whose ``@njit``
+    functions do NOT use Numba's disk cache: a compile result loaded from that
+    cache holds machine code only, and we need the IR."""
+    if not _build_module:
+        library_name, source = _library()
+        uncached = source.replace("cache=True,", "cache=False,")
+        module = pytypes.ModuleType(library_name + "_llvm")  # keeps the helpers' name prefix
+        decorator = helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
+        uncached += "".join(f"\n\n{decorator}\n{_nested_source(n)}" for n in sorted(NESTED))
+        exec(compile(uncached, f"<{module.__name__}>", "exec"), module.__dict__)
+        _build_module.append(module)
+    return _build_module[0]
+
+
+def _build(name: str, arg_dtypes: tuple):
+    """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
+    parts = NESTED.get(name, (name,))
+    if not all(p in helpers.HELPERS for p in parts) or len(helpers.shared_helpers(parts)[1]) != len(parts):
+        raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
+    dispatcher = getattr(_helper_namespace(), name)
+    signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
+    stats["built"] += 1
+    try:
+        dispatcher.compile(signature)
+    except Exception as e:  # a typing or lowering error: these argument types do not fit
+        raise HelperNotAvailable(f"Numba cannot compile {name} for "
+                                 f"({', '.join(d.name for d in arg_dtypes)}): {_gist(e)}") from e
+    result = dispatcher.overloads[signature]
+    return_type = numba.core.types.unliteral(result.signature.return_type)
+    if not isinstance(return_type, (numba.core.types.Boolean, numba.core.types.Integer,
+                                    numba.core.types.Float)):
+        raise HelperNotAvailable(f"{name} returns {return_type}, not one scalar")
+    return_dtype = _scalar_dtype(numba.np.numpy_support.as_dtype(return_type))
+    function = HelperFunction(name, arg_dtypes, return_dtype, _symbol(name, arg_dtypes))
+    return function, _with_c_wrapper(result.library.get_llvm_str(), result.fndesc.llvm_func_name,
+                                     function)
+
+
+def _gist(error: Exception) -> str:
+    """The telling lines of a Numba error, short: its first lines name the pipeline
+    step, the next ones what failed to type."""
+    lines = [" ".join(line.split()) for line in str(error).splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
+    return "; ".join(lines)[:300] or type(error).__name__
+
+
+def _with_c_wrapper(numba_ir: str, mangled: str, function: HelperFunction) -> str:
+    """Numba's module for one helper, its definitions made ``linkonce_odr``, plus
+    the C-ABI wrapper ``function.symbol``."""
+    module = llvm.parse_assembly(numba_ir)
+    for f in module.functions:
+        if f.is_declaration:
+            if not f.name.startswith("llvm.") and not llvm.address_of_symbol(f.name):
+                raise HelperNotAvailable(f"{function.name} calls {f.name}, "
+                                         "which this process cannot resolve")
+            continue
+        if f.linkage not in (llvm.Linkage.internal, llvm.Linkage.private):
+            f.linkage = llvm.Linkage.linkonce_odr
+        if not _has_loop(str(f)) and b"noinline" not in b" ".join(f.attributes):
+            f.add_function_attribute("alwaysinline")
+    target = module.get_function(mangled)
+    if len(list(target.arguments)) != 2 + len(function.arg_dtypes):
+        raise HelperNotAvailable(f"{function.name} does not take "
+                                 f"{len(function.arg_dtypes)} scalars in Numba's IR")
+    module = llvm.parse_assembly(str(module) + _c_wrapper(mangled, function))
+    module.verify()
+    return str(module)
+
+
+_LABEL = re.compile(r"^([-\w.$\"]+):", re.MULTILINE)
+_TARGET = re.compile(r"label %([-\w.$\"]+)")
+
+
+def _has_loop(function_ir: str) -> bool:
+    """Whether a branch in ``function_ir`` goes back to its own block or an
+    earlier one (LLVM prints blocks in an order where that is a loop's back edge)."""
+    order: dict = {}
+    current = None
+    for line in function_ir.splitlines():
+        label = _LABEL.match(line)
+        if label:
+            current = order.setdefault(label.group(1), len(order))
+            continue
+        for target in _TARGET.findall(line):
+            if current is not None and target in order and order[target] <= current:
+                return True
+    return False
+
+
+def _c_wrapper(mangled: str, function: HelperFunction) -> str:
+    """``<ret> @symbol(<args>)``: call Numba's function, return what it wrote.
+
+    The status Numba returns is ignored: a scalar helper compiled with
+    ``error_model="numpy"`` raises no exception (no exception means status 0).
+    """
+    params, args, lines = [], [], []
+    for i, dtype in enumerate(function.arg_dtypes):
+        params.append(f"{_c_type(dtype)} %a{i}")
+        if dtype.kind == "b":  # i1 in C, a byte for Numba
+            lines.append(f"  %b{i} = zext i1 %a{i} to i8")
+            args.append(f"i8 %b{i}")
+        else:
+            args.append(f"{_c_type(dtype)} %a{i}")
+    ret, inner = _c_type(function.return_dtype), _numba_ir_type(function.return_dtype)
+    lines += [f"  %ret = alloca {inner}",
+              "  %excinfo = alloca ptr",
+              f'  %status = call i32 @"{mangled}"(ptr %ret, ptr %excinfo{"".join(", " + a for a in args)})',
+              f"  %value = load {inner}, ptr %ret"]
+    if function.return_dtype.kind == "b":
+        lines += ["  %result = icmp ne i8 %value, 0", "  ret i1 %result"]
+    else:
+        lines += [f"  ret {ret} %value"]
+    body = "\n".join(lines)
+    return (f"\n; {function.name}({', '.join(d.name for d in function.arg_dtypes)}) -> "
+            f"{function.return_dtype.name} with a C signature (Numba's is above)\n"
+            f"define weak_odr {ret} @{function.symbol}({', '.join(params)}) alwaysinline {{\n"
+            f"entry:\n{body}\n}}\n")
