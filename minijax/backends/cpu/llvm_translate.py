@@ -705,6 +705,9 @@ class _Translator:
         if _GEMM.match(name) and name in self.shared:
             return self._gemm(name, [self._array(a) for a in node.args])
         if name in self.shared:
+            nested = self._nested_helper(name, node)
+            if nested is not None:
+                return self._helper(nested, [self._scalar(node.args[0])])
             return self._helper(name, [self._scalar(a) for a in node.args])
         if name in ops.MATH or name.startswith(("np.", "math.")) or name == "abs":
             args = [self._expr(a) for a in node.args]
@@ -876,6 +879,23 @@ class _Translator:
         values = [cast(self.builder, a.value, a.dtype, np.dtype(d))
                   for a, d in zip(args, helper.arg_dtypes)]
         return Scalar(self.builder.call(fn, values), np.dtype(helper.return_dtype))
+
+    def _nested_helper(self, outer: str, node: ast.Call) -> str | None:
+        """``outer(x, middle(inner(x)))`` (the float32 trig rules' pipeline, whose values
+        in between are tuples) as the one scalar helper of ``x`` that computes it."""
+        if len(node.args) != 2 or not isinstance(node.args[1], ast.Call):
+            return None
+        middle = node.args[1]
+        if len(middle.args) != 1 or not isinstance(middle.args[0], ast.Call):
+            return None
+        inner = middle.args[0]
+        if len(inner.args) != 1 or ast.dump(inner.args[0]) != ast.dump(node.args[0]):
+            return None
+        try:
+            from minijax.backends.cpu.llvm_helpers import nested_helper
+        except ImportError:
+            return None
+        return nested_helper(outer, _dotted(middle.func), _dotted(inner.func))
 
     def _gemm(self, name: str, arrays: list[Array]):
         """``_sgemm_<ta><tb>[_acc][_1t](a, b, out)``: the helper's one call of
