@@ -158,9 +158,12 @@ class _Slot:
 @dataclass
 class _Binding:
     """An array (or tuple) bound to a name, and the block scopes it was bound in
-    (it may be used only inside them: its pointer is an SSA value of that code)."""
+    (it may be used only inside them: its pointer is an SSA value of that code).
+    ``owned``: an *array variable*, a name bound to arrays more than once (a loop's
+    carry): it has a buffer of its own, and each binding copies into it."""
     value: object
     scopes: tuple
+    owned: bool = False
 
 
 _I8P = ir.IntType(8).as_pointer()
@@ -205,6 +208,11 @@ class _Translator:
         self.alloca_block = self.function.append_basic_block("entry")
         self.builder = ir.IRBuilder(self.function.append_basic_block("body"))
         self.vars: dict[str, object] = {}
+        self._target = None
+        self._rebound = _rebound_names(entry)
+        self._kept = _aliased_names(entry) - self._rebound
+        self.namespace = ""      # of the variables of an inlined helper ("_f(float32).")
+        self.inlined = None      # while inlining a helper: (its exit block, result names)
         self.temps: list[Array] = []
         self.in_place: dict[int, str] = {}   # result position -> the name built in its buffer
         self.scopes: tuple = ()
@@ -282,6 +290,7 @@ class _Translator:
         if len(stmt.targets) != 1:
             raise NotTranslatable("chained assignment")
         target = stmt.targets[0]
+        self._target = target.id if isinstance(target, ast.Name) else None
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Call):
             slot = self._output_slot(target.id)
             if slot is not None and self._call_name(stmt.value) in _ALLOCATING:
@@ -295,6 +304,11 @@ class _Translator:
         elif isinstance(target, ast.Tuple):
             if not isinstance(value, tuple) or len(value) != len(target.elts):
                 raise NotTranslatable("unpacking of a non-tuple")
+            owned = {id(b.value.ptr) for b in self.vars.values()
+                     if isinstance(b, _Binding) and b.owned}
+            if sum(isinstance(v, Array) and id(v.ptr) in owned for v in value) and len(value) > 1:
+                value = tuple(self._snapshot(v) if isinstance(v, Array) and id(v.ptr) in owned
+                              else v for v in value)   # p, q = q, p: copy before overwriting
             for t, v in zip(target.elts, value):
                 self._assign(t, v)
         elif isinstance(target, ast.Subscript):
@@ -311,14 +325,40 @@ class _Translator:
         elif isinstance(value, (Array, tuple)):
             if isinstance(self.vars.get(name), _Slot):
                 raise NotTranslatable(f"{name} both a scalar and an array")
+            if isinstance(value, Array) and name in self._rebound:
+                self._bind_array_variable(name, value)
+                return
             self.vars[name] = _Binding(value, self.scopes)
         else:
             raise NotTranslatable(f"assignment of {type(value).__name__}")
 
+    def _bind_array_variable(self, name: str, value: Array) -> None:
+        """``h = s`` where ``h`` is bound more than once (``g, h = np.int32(i), s`` at the
+        end of a scan's loop): ``h`` keeps one buffer, allocated at its first binding,
+        and every binding copies the array's elements into it. (Numba rebinds the
+        pointer and counts references; a copy gives the same values as long as no other
+        name writes the array afterwards, and the writer never does.)"""
+        found = self.vars.get(name)
+        if found is None:
+            buffer = allocate(ir.IRBuilder(self.alloca_block), value.dtype, value.shape)
+            self.temps.append(buffer)
+            found = self.vars[name] = _Binding(buffer, (), owned=True)
+        buffer = found.value
+        if not found.owned or buffer.shape != value.shape or buffer.dtype != value.dtype:
+            raise NotTranslatable(f"array variable {name} bound to arrays of other shapes")
+        if value.ptr is not buffer.ptr:
+            copy_into(self.builder, buffer, value)
+
+    def _snapshot(self, array: Array) -> Array:
+        copy = allocate(ir.IRBuilder(self.alloca_block), array.dtype, array.shape)
+        self.temps.append(copy)
+        copy_into(self.builder, copy, array)
+        return copy
+
     def _assign_scalar(self, name: str, value: Scalar) -> None:
         slot = self.vars.get(name)
         if slot is None:
-            dtype = self.pinned.get(name, value.dtype)
+            dtype = self.pinned.get(self.namespace + name, value.dtype)
             ptr = ir.IRBuilder(self.alloca_block).alloca(llvm_type(dtype), name=name)
             slot = self.vars[name] = _Slot(ptr, dtype)
         if not isinstance(slot, _Slot):
@@ -326,7 +366,7 @@ class _Translator:
         if value.dtype != slot.dtype:
             unified = unify(value.dtype, slot.dtype)
             if unified != slot.dtype:
-                raise _Retype(name, unified)
+                raise _Retype(self.namespace + name, unified)
         self.builder.store(cast(self.builder, value.value, value.dtype, slot.dtype), slot.ptr)
 
     def _stmt_AugAssign(self, stmt):
@@ -343,6 +383,9 @@ class _Translator:
             raise NotTranslatable(f"augmented assignment to ast.{type(target).__name__}")
 
     def _stmt_Return(self, stmt):
+        if self.inlined is not None:
+            self._inlined_return(stmt)
+            return
         if self.scopes:
             raise NotTranslatable("return inside a loop or branch")
         b = self.builder
@@ -635,7 +678,15 @@ class _Translator:
         b = self.builder
         for d, (dim, stride) in enumerate(zip(array.shape, array.strides)):
             part = parts[d] if d < len(parts) else ast.Slice(None, None, None)
-            if isinstance(part, ast.Slice):
+            if isinstance(part, ast.Slice) and _start_plus_constant(part):
+                # x[s:s + c]: dynamic_slice's window, whose start the writer clamped to
+                # [0, dim - c]: c long, from s (wrapped and clamped as Numba does)
+                length = part.upper.right.value
+                start = self._slice_start(self._index_scalar(part.lower), dim)
+                dynamic.append((Scalar(start, INT64), dim, stride))
+                shape.append(length)
+                strides.append(stride)
+            elif isinstance(part, ast.Slice):
                 bounds = [self._constant_int(e) if e is not None else None
                           for e in (part.lower, part.upper, part.step)]
                 r = range(dim)[slice(*bounds)]
@@ -656,6 +707,15 @@ class _Translator:
             view_ = Array(b.gep(view_.ptr, [step], inbounds=True), view_.dtype, view_.shape,
                           view_.strides)
         return view_
+
+    def _slice_start(self, start: Scalar, dim: int) -> ir.Value:
+        """A slice's start as Numba fixes it: ``+ dim`` if negative, then within [0, dim]."""
+        b = self.builder
+        value = cast(b, start.value, start.dtype, INT64)
+        zero, size = ir.Constant(_I64, 0), ir.Constant(_I64, dim)
+        value = b.select(b.icmp_signed("<", value, zero), b.add(value, size), value)
+        value = b.select(b.icmp_signed("<", value, zero), zero, value)
+        return b.select(b.icmp_signed(">", value, size), size, value)
 
     def _constant_int(self, node) -> int:
         value = self._expr(node)
@@ -771,9 +831,12 @@ class _Translator:
             ptr = self.builder.bitcast(raw, memory_type(dtype).as_pointer())
             self.in_place[out] = self.returns[out].id
             return Array(ptr, np.dtype(dtype), tuple(shape), c_strides(shape))
-        if self.scopes:
-            raise NotTranslatable("array allocated inside a loop or branch")
-        array = allocate(self.builder, dtype, shape)
+        # Allocated in the entry block, once, even when the statement is in a loop: each
+        # iteration's array is dead when the next one is made, unless another name keeps
+        # it (a scan's carry, ``q = be``): then it is not translated.
+        if self.scopes and self._target in self._kept:
+            raise NotTranslatable("array carried across loop iterations")
+        array = allocate(ir.IRBuilder(self.alloca_block), dtype, shape)
         self.temps.append(array)
         return array
 
@@ -868,7 +931,7 @@ class _Translator:
         try:
             helper = llvm_helpers.helper_function(name, dtypes)
         except llvm_helpers.HelperNotAvailable:
-            raise NotTranslatable(f"call to {name}") from None
+            return self._inline(name, args)
         self.helpers[helper.symbol] = helper
         try:
             fn = self.module.get_global(helper.symbol)
@@ -879,6 +942,51 @@ class _Translator:
         values = [cast(self.builder, a.value, a.dtype, np.dtype(d))
                   for a, d in zip(args, helper.arg_dtypes)]
         return Scalar(self.builder.call(fn, values), np.dtype(helper.return_dtype))
+
+    def _inline(self, name: str, args: list[Scalar]):
+        """A shared helper the helper library cannot give as a scalar C function (it
+        returns a tuple: ``_threefry2x32``) translated from its Python source into
+        the kernel, as Numba inlines it: its parameters and locals in a namespace of
+        their own, typed for these argument types, each ``return`` storing into the
+        result variables and jumping to the end."""
+        from minijax.backends.cpu.helpers import HELPERS
+        if name not in HELPERS or self.namespace.count("(") >= 4:
+            raise NotTranslatable(f"call to {name}")
+        fn = ast.parse(HELPERS[name].source.strip()).body[0]
+        params = [p.arg for p in fn.args.args]
+        if len(params) != len(args) or fn.args.defaults:
+            raise NotTranslatable(f"call to {name} with {len(args)} arguments")
+        saved = (self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared)
+        exit_block = self.builder.append_basic_block(f"{name}.end")
+        self.vars, self.loops = {}, []
+        self.namespace = f"{saved[3]}{name}({','.join(a.dtype.name for a in args)})."
+        self.inlined = {"exit": exit_block, "arity": None}
+        self.shared = set(HELPERS)
+        try:
+            for param, value in zip(params, args):
+                self._assign_scalar(param, value)
+            self._block(fn.body)
+            if self.builder.block.terminator is None:
+                raise NotTranslatable(f"{name} without a return at its end")
+            self.builder.position_at_end(exit_block)
+            arity = self.inlined["arity"]
+            results = tuple(self._name(f"return.{k}") for k in range(arity or 1))
+        finally:
+            self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared = saved
+        return results if arity else results[0]
+
+    def _inlined_return(self, stmt):
+        value = self._expr(stmt.value)
+        values = value if isinstance(value, tuple) else (value,)
+        arity = len(value) if isinstance(value, tuple) else 0
+        if self.inlined["arity"] not in (None, arity):
+            raise NotTranslatable("a helper returning tuples of different lengths")
+        self.inlined["arity"] = arity
+        for k, v in enumerate(values):
+            if not isinstance(v, Scalar):
+                raise NotTranslatable("a helper returning an array")
+            self._assign_scalar(f"return.{k}", v)
+        self.builder.branch(self.inlined["exit"])
 
     def _nested_helper(self, outer: str, node: ast.Call) -> str | None:
         """``outer(x, middle(inner(x)))`` (the float32 trig rules' pipeline, whose values
@@ -941,6 +1049,39 @@ class _Translator:
             return self.module.get_global(symbol)
         except KeyError:
             return ir.Function(self.module, fnty, symbol)
+
+
+def _start_plus_constant(part: ast.Slice) -> bool:
+    """Is the slice ``s:s + c`` (the same expression ``s``, a constant ``c``, no step)?"""
+    upper = part.upper
+    return (part.lower is not None and part.step is None and isinstance(upper, ast.BinOp)
+            and isinstance(upper.op, ast.Add) and isinstance(upper.right, ast.Constant)
+            and type(upper.right.value) is int and not isinstance(part.lower, ast.Constant)
+            and ast.dump(upper.left) == ast.dump(part.lower))
+
+
+def _aliased_names(entry: ast.FunctionDef) -> set:
+    """The names whose value another name takes (``x = be``), unless that other name is
+    an array variable (which copies: :meth:`_Translator._bind_array_variable`)."""
+    rebound = _rebound_names(entry)
+    kept = set()
+    for node in ast.walk(entry):
+        if isinstance(node, ast.Assign):
+            pairs = [(node.targets[0], node.value)]
+            if isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Tuple):
+                pairs = list(zip(node.targets[0].elts, node.value.elts))
+            kept.update(v.id for t, v in pairs if isinstance(v, ast.Name)
+                        and not (isinstance(t, ast.Name) and t.id in rebound))
+    return kept
+
+
+def _rebound_names(entry: ast.FunctionDef) -> set:
+    """The names bound more than once in the function."""
+    counts: dict = {}
+    for node in ast.walk(entry):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return {name for name, count in counts.items() if count > 1}
 
 
 def _stored(builder, value: Scalar) -> ir.Value:
