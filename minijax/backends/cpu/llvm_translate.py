@@ -197,6 +197,7 @@ class _Translator:
     def __init__(self, entry: ast.FunctionDef, shared: set, args, pinned):
         self.entry, self.shared, self.args, self.pinned = entry, shared, list(args), pinned
         self.module = ir.Module(name=entry.name)
+        self.module.triple, self.module.data_layout = _host_target()
         self.returns = self._returned_names()
         self.outputs: list[ArgSpec] = []
         self.helpers: dict = {}
@@ -1058,6 +1059,25 @@ def _start_plus_constant(part: ast.Slice) -> bool:
             and isinstance(upper.op, ast.Add) and isinstance(upper.right, ast.Constant)
             and type(upper.right.value) is int and not isinstance(part.lower, ast.Constant)
             and ast.dump(upper.left) == ast.dump(part.lower))
+
+
+_HOST: list = []
+
+
+def _host_target() -> tuple[str, str]:
+    """This machine's target triple and data layout, as Numba gives every module.
+
+    They matter for the bits: LLVM knows from the triple whether the C library's
+    math functions may set ``errno``; on Linux, ``sqrtf`` of a negative number must
+    then stay a call (glibc returns +NaN), where an unknown target lets LLVM use
+    the ``sqrtss`` instruction (which gives the default NaN, -NaN)."""
+    if not _HOST:
+        import llvmlite.binding as llvm
+        llvm.initialize_native_target()
+        triple = llvm.get_process_triple()
+        machine = llvm.Target.from_triple(triple).create_target_machine()
+        _HOST.append((triple, str(machine.target_data)))
+    return _HOST[0]
 
 
 def _aliased_names(entry: ast.FunctionDef) -> set:
