@@ -57,7 +57,7 @@ def counted_loop(builder, start, stop):
     i = builder.phi(i64, name="i")
     i.add_incoming(start, before)
     yield i
-    following = builder.add(i, i64(1))
+    following = builder.add(i, i64(1), flags=["nsw"])
     i.add_incoming(following, builder.basic_block)
     builder.cbranch(builder.icmp_signed("<", following, stop), body, after)
     builder.position_at_end(after)
@@ -294,3 +294,44 @@ def test_workqueue_layer_two_python_threads_do_not_abort(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "wrong 0"
+
+
+_FRESH_PROCESS_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from minijax import config
+config.update("minijax_cache_dir", {cache!r})
+import test_llvm_parallel as t
+from minijax.backends.cpu import llvm_compile, llvm_parallel
+text = open({ir_path!r}).read()  # translated by another process: no parallel_for call here
+llvm_parallel.ensure_threads_for(text)
+kernel = llvm_compile.load_kernel(t.Translated(text, "doubling", [t.Spec(np.float64, (100,))]),
+                                  t.doubling_inputs(100))
+a = np.arange(100.0)
+(out,) = kernel(a, np.int64(70))
+print(kernel.cache_hit, np.array_equal(out, t.expected_doubling(a, 70)))
+"""
+
+
+def test_a_cached_kernel_loads_in_a_fresh_process_after_ensure_threads_for(tmp_path):
+    """The pool's symbols must exist before the object file is loaded: a process that
+    loads a cached kernel without translating it calls ``ensure_threads_for`` first
+    (without it, LLVM ends the process: numba_parallel_for cannot be resolved)."""
+    from minijax import config
+    old = config.read("minijax_cache_dir")
+    config.update("minijax_cache_dir", str(tmp_path))
+    try:
+        translated = doubling_kernel(100)
+        llvm_compile.load_kernel(translated, doubling_inputs(100))  # writes the object file
+    finally:
+        config.update("minijax_cache_dir", old)
+    assert llvm_parallel.has_parallel_loops(translated.ir)
+    assert not llvm_parallel.has_parallel_loops(translated.ir.replace("numba_parallel_for", "f"))
+    ir_path = tmp_path / "kernel.ll"
+    ir_path.write_text(translated.ir)
+    script = _FRESH_PROCESS_SCRIPT.format(tests=os.path.dirname(__file__), cache=str(tmp_path),
+                                          ir_path=str(ir_path))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]

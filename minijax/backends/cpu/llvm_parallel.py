@@ -48,12 +48,15 @@ min(N, threads)`` *parts* of contiguous iterations, as equal as possible
 then loops over its own range. This is what Numba's parfors do too (their
 schedule, ``do_scheduling_signed``, gives each thread one range). The
 alternative, ``P = N`` (one call of ``body`` per iteration, the pool's own
-split), costs an indirect call and the pool's bookkeeping per iteration and
-keeps ``body``'s loop from being vectorized across iterations; measured (see
-the tests' notes and the report of issue 21) it is slower for 1000 rows and
-no better for 64 chunks. The split never changes a result: the kernels fix
-their chunks in the source (each ``prange`` iteration is a whole chunk, with
-its own partial results), so which thread runs an iteration does not matter.
+split; ``per_iteration=True``), costs the pool's bookkeeping and a call per
+iteration and cuts ``body``'s loop into one-iteration pieces. Measured with
+two threads on a busy 2-core machine (the two ways interleaved, best of
+3,000 calls): no difference for 64 chunks (2.1 against 2.2 us a call, most
+of it the pool's wake-up), 4.5 us more per call for 1,000 rows of 16
+floats, 1.5 us more for 1,000 rows of 256. The split never changes a result:
+the kernels fix their chunks in the source (each ``prange`` iteration is a
+whole chunk, with its own partial results), so which thread runs an
+iteration does not matter.
 
 To find the first iteration of a piece, the trampoline is given one
 "array" whose base is the null pointer and whose step is 1: the pool then
@@ -62,7 +65,13 @@ pointer, whatever its splitting. A second "array" with step 0 points at a
 small struct ``{N, P}`` (each piece sees the same pointer).
 
 **When no pool is used.** With one thread (or ``N <= 1``) the kernel calls
-``body(0, N, data)`` itself: no wake-up of the pool, the same result.
+the trampoline itself, for one part ``[0, N)``: no wake-up of the pool, the
+same result. The trampoline is ``noinline`` and the body has no other
+caller, so LLVM inlines the body into the trampoline, once: the loop's code
+is optimized and emitted once (compile time is what this path is for), and
+one thread and many run the same machine code. (Inlined into the kernel as
+well, with its bounds known, LLVM vectorized a loop of the tests *across*
+rows with gathers, five times slower than the trampoline's.)
 
 **Several Python threads at once.** The executor runs kernels from several
 Python threads, and the kernel's entry releases the GIL, so two kernels can
@@ -80,17 +89,27 @@ moment does not look at that flag, and still aborts as Numba does.
 own kernels use (``numba.config.THREADING_LAYER``), which registers the pool's
 symbols with LLVM; :func:`parallel_for` calls it, so any kernel that has a
 parallel loop was translated in a process where the symbols exist before
-its machine code is loaded.
+its machine code is loaded. A kernel whose object file is loaded without
+being translated in this process (from a cache of translations) needs
+:func:`ensure_threads_for` first: MCJIT resolves ``numba_parallel_for`` when
+the object is loaded, and an unresolved symbol there ends the process.
+
+Numba's thread count is the calling thread's (``numba.set_num_threads``);
+chapter 09's :func:`.thread_budget.fit_to_machine` sets it before each call
+of a kernel with parallel loops, which for these kernels is one whose IR
+declares ``numba_parallel_for`` (:func:`has_parallel_loops`).
 """
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-__all__ = ["BODY_TYPE", "ensure_threads", "threading_layer", "declare_body",
+__all__ = ["BODY_TYPE", "ensure_threads", "ensure_threads_for", "has_parallel_loops",
+           "threading_layer", "declare_body",
            "pack_captures", "unpack_captures", "parallel_for"]
 
 _i1 = ir.IntType(1)
@@ -111,6 +130,9 @@ _SCHEDULE_TYPE = ir.LiteralStructType([_i64, _i64])
 
 #: The process-wide flag that serializes kernels on Numba's workqueue layer.
 BUSY_SYMBOL = "minijax_parallel_pool_busy"
+
+#: The pool's function as IR text names it (llvmlite quotes names: ``@"numba_parallel_for"``).
+_POOL_CALL = re.compile(r'@"?numba_parallel_for"?\(')
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -139,6 +161,18 @@ def ensure_threads() -> str:
             _state["flag"] = flag
             _state["layer"] = numba.threading_layer()
         return _state["layer"]
+
+
+def has_parallel_loops(ir_text: str) -> bool:
+    """Whether a kernel's LLVM IR runs loops on Numba's pool (declares ``numba_parallel_for``)."""
+    return _POOL_CALL.search(ir_text) is not None
+
+
+def ensure_threads_for(ir_text: str) -> None:
+    """Before loading the machine code of the kernel whose IR is ``ir_text``: start the
+    threading layer if the kernel uses it (its symbols must exist when the object is loaded)."""
+    if has_parallel_loops(ir_text):
+        ensure_threads()
 
 
 def threading_layer() -> str:
@@ -214,6 +248,7 @@ def _trampoline(module: ir.Module, body: ir.Function) -> ir.Function:
         return existing
     fn = ir.Function(module, _GUFUNC_TYPE, name)
     fn.linkage = "internal"
+    fn.attributes.add("noinline")  # one copy of the body's code: the kernel's serial path calls it too
     args, dims, _steps, data = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     first = b.ptrtoint(b.load(args), _i64, name="first")
@@ -246,8 +281,7 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
     get_num_threads = _declare(module, "get_num_threads", ir.FunctionType(_i32, []))
     pool_for = _declare(module, "numba_parallel_for", _PARALLEL_FOR_TYPE)
     trampoline = _trampoline(module, body)
-    body_data = builder.bitcast(data, body.args[2].type)
-    pool_data = builder.bitcast(data, _byte_ptr)
+    data = builder.bitcast(data, _byte_ptr)
 
     with builder.goto_entry_block():  # the pool's arguments, allocated once per call of the kernel
         pool_args = builder.alloca(_byte_ptr, size=2, name="pool_args")
@@ -255,22 +289,33 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
         pool_steps = builder.alloca(_i64, size=2, name="pool_steps")
         schedule = builder.alloca(_SCHEDULE_TYPE, name="pool_schedule")
 
-    threads = builder.sext(builder.call(get_num_threads, []), _i64, name="threads")
-    parts = n if per_iteration else builder.select(
-        builder.icmp_signed("<", n, threads), n, threads)
-    # The pool wakes min(parts, threads) threads.
-    team = builder.trunc(builder.select(builder.icmp_signed("<", parts, threads), parts, threads), _i32)
-    use_pool = builder.and_(builder.icmp_signed(">", threads, _i64(1)),
-                            builder.icmp_signed(">", n, _i64(1)))
-    busy = None
-    if layer == "workqueue":  # not reentrant: take the process-wide flag or run serially
-        busy = module.globals.get(BUSY_SYMBOL) or ir.GlobalVariable(module, _i32, BUSY_SYMBOL)
-
     function = builder.function
-    serial_block = function.append_basic_block("prange.serial")
+    run_block = function.append_basic_block("prange.run")
     pool_block = function.append_basic_block("prange.pool")
+    serial_block = function.append_basic_block("prange.serial")
     done_block = function.append_basic_block("prange.done")
-    if busy is not None:
+    builder.cbranch(builder.icmp_signed(">", n, _i64(0)), run_block, done_block)
+
+    builder.position_at_end(run_block)
+    threads = builder.sext(builder.call(get_num_threads, []), _i64, name="threads")
+    use_pool = builder.and_(builder.icmp_signed(">", threads, _i64(1)),
+                            builder.icmp_signed(">", n, _i64(1)), name="use_pool")
+    most = n if per_iteration else builder.select(builder.icmp_signed("<", n, threads), n, threads)
+    parts = builder.select(use_pool, most, _i64(1), name="parts")
+    # What the trampoline reads: part indices counted from 0 (a null base, step 1), {N, P}.
+    builder.store(builder.inttoptr(_i64(0), _byte_ptr), pool_args)
+    builder.store(builder.bitcast(schedule, _byte_ptr), builder.gep(pool_args, [_i64(1)]))
+    builder.store(parts, pool_dims)
+    builder.store(_i64(1), builder.gep(pool_dims, [_i64(1)]))
+    builder.store(_i64(1), pool_steps)
+    builder.store(_i64(0), builder.gep(pool_steps, [_i64(1)]))
+    builder.store(n, builder.gep(schedule, [_i32(0), _i32(0)], inbounds=True))
+    builder.store(parts, builder.gep(schedule, [_i32(0), _i32(1)], inbounds=True))
+    gufunc_args = [pool_args, pool_dims, pool_steps, data]
+
+    busy = None
+    if layer == "workqueue":  # not reentrant: take the process-wide flag, or run serially
+        busy = module.globals.get(BUSY_SYMBOL) or ir.GlobalVariable(module, _i32, BUSY_SYMBOL)
         try_block = function.append_basic_block("prange.try_pool")
         builder.cbranch(use_pool, try_block, serial_block)
         builder.position_at_end(try_block)
@@ -279,25 +324,23 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
     else:
         builder.cbranch(use_pool, pool_block, serial_block)
 
+    # The pool: it wakes min(parts, threads) threads (parts <= threads unless per_iteration).
     builder.position_at_end(pool_block)
-    builder.store(builder.inttoptr(_i64(0), _byte_ptr), pool_args)
-    builder.store(builder.bitcast(schedule, _byte_ptr), builder.gep(pool_args, [_i64(1)]))
-    builder.store(parts, pool_dims)
-    builder.store(_i64(1), builder.gep(pool_dims, [_i64(1)]))
-    builder.store(_i64(1), pool_steps)   # args[0] advances by 1 per part: the part's index
-    builder.store(_i64(0), builder.gep(pool_steps, [_i64(1)]))  # args[1]: the same {N, P} for all
-    builder.store(n, builder.gep(schedule, [_i32(0), _i32(0)], inbounds=True))
-    builder.store(parts, builder.gep(schedule, [_i32(0), _i32(1)], inbounds=True))
-    builder.call(pool_for, [builder.bitcast(trampoline, _byte_ptr), builder.bitcast(pool_args, _byte_ptr),
-                            builder.bitcast(pool_dims, _byte_ptr), builder.bitcast(pool_steps, _byte_ptr),
-                            pool_data, _i64(1), _i64(2), team])
+    team = builder.trunc(builder.select(builder.icmp_signed("<", parts, threads), parts, threads), _i32)
+    builder.call(pool_for, [builder.bitcast(trampoline, _byte_ptr)]
+                 + [builder.bitcast(a, _byte_ptr) for a in gufunc_args] + [_i64(1), _i64(2), team])
     if busy is not None:
         builder.store_atomic(_i32(0), busy, "release", align=4)
     builder.branch(done_block)
 
+    # Serially: the trampoline itself, for the one part [0, N) (with parts = 1), in this
+    # thread; so the body has one call site, is inlined there once, and both ways run
+    # the same machine code.
     builder.position_at_end(serial_block)
-    with builder.if_then(builder.icmp_signed(">", n, _i64(0))):
-        builder.call(body, [_i64(0), n, body_data])
+    if busy is not None:  # the pool was busy: one part
+        builder.store(_i64(1), pool_dims)
+        builder.store(_i64(1), builder.gep(schedule, [_i32(0), _i32(1)], inbounds=True))
+    builder.call(trampoline, gufunc_args)
     builder.branch(done_block)
 
     builder.position_at_end(done_block)
