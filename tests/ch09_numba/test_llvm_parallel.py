@@ -76,7 +76,7 @@ def kernel_function(module, name, n_params):
 
 
 def run_parallel(module, builder, name, captures, fill, n, per_iteration=False):
-    """Outline ``fill(builder, i, captured_values)`` as a body over ``range(n)`` and run it in parallel."""
+    """Outline ``fill(builder, i, captured_values)`` as a body over ``range(n)``; run it in parallel."""
     data, struct = llvm_parallel.pack_captures(builder, captures)
     body = llvm_parallel.declare_body(module, name)
     b = ir.IRBuilder(body.append_basic_block("entry"))
@@ -281,6 +281,12 @@ assert llvm_parallel.threading_layer() == "workqueue", llvm_parallel.threading_l
 size = 200_000
 kernel = llvm_compile.load_kernel(t.doubling_kernel(size), t.doubling_inputs(size))
 assert "cmpxchg" in t.doubling_kernel(10).ir
+import numpy as np, numba
+numba.set_num_threads(2)
+each = llvm_compile.load_kernel(t.doubling_kernel(1000, True), t.doubling_inputs(1000))
+a = np.arange(1000.0)
+for n in (2, 3, 7, 64, 999, 1000):  # workqueue: N / 2 iterations per piece, the rest to the last
+    assert np.array_equal(each(a, np.int64(n))[0], t.expected_doubling(a, n)), n
 print("wrong", t.call_from_two_threads(kernel, size, calls=25))
 """
 
@@ -332,6 +338,7 @@ def test_a_cached_kernel_loads_in_a_fresh_process_after_ensure_threads_for(tmp_p
     ir_path.write_text(translated.ir)
     script = _FRESH_PROCESS_SCRIPT.format(tests=os.path.dirname(__file__), cache=str(tmp_path),
                                           ir_path=str(ir_path))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "True"]

@@ -112,7 +112,6 @@ __all__ = ["BODY_TYPE", "ensure_threads", "ensure_threads_for", "has_parallel_lo
            "threading_layer", "declare_body",
            "pack_captures", "unpack_captures", "parallel_for"]
 
-_i1 = ir.IntType(1)
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
 _byte_ptr = ir.PointerType(ir.IntType(8))
@@ -120,7 +119,8 @@ _void = ir.VoidType()
 
 #: The type of a loop body: ``void body(i64 start, i64 stop, ptr data)``.
 BODY_TYPE = ir.FunctionType(_void, [_i64, _i64, _byte_ptr])
-#: The pool's function type (a gufunc's inner loop): ``void(char **args, i64 *dims, i64 *steps, ptr data)``.
+#: The function type the pool calls (a gufunc's inner loop):
+#: ``void(char **args, i64 *dims, i64 *steps, ptr data)``.
 _GUFUNC_TYPE = ir.FunctionType(_void, [_byte_ptr.as_pointer(), _i64.as_pointer(),
                                        _i64.as_pointer(), _byte_ptr])
 #: ``numba_parallel_for``: (fn, args, dims, steps, data, inner_ndim, array_count, num_threads).
@@ -200,7 +200,7 @@ def pack_captures(builder: ir.IRBuilder, values) -> tuple[ir.Value, ir.LiteralSt
     The struct is allocated in the function's entry block, once, however many
     times the code at the builder's position runs (an ``alloca`` inside a loop
     would grow the stack at every turn); the values are stored where the
-    builder is.
+    builder is, which must be the end of its block (as when appending code).
     """
     values = list(values)
     struct_type = ir.LiteralStructType([v.type for v in values])
@@ -248,7 +248,7 @@ def _trampoline(module: ir.Module, body: ir.Function) -> ir.Function:
         return existing
     fn = ir.Function(module, _GUFUNC_TYPE, name)
     fn.linkage = "internal"
-    fn.attributes.add("noinline")  # one copy of the body's code: the kernel's serial path calls it too
+    fn.attributes.add("noinline")  # one copy of the body's code: the serial path calls it too
     args, dims, _steps, data = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     first = b.ptrtoint(b.load(args), _i64, name="first")
@@ -269,7 +269,7 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
     """Emit, at ``builder``, the loop ``for i in prange(n): body`` on Numba's thread pool.
 
     ``body`` is ``void(i64 start, i64 stop, ptr data)`` (:func:`declare_body`);
-    ``n`` an ``i64`` (the iteration count; nothing runs if it is at most 0);
+    ``n`` a signed integer (the iteration count; nothing runs if it is at most 0);
     ``data`` the pointer :func:`pack_captures` returned, passed to every call of
     ``body``. When the emitted code has run, every iteration has.
 
@@ -282,6 +282,8 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
     pool_for = _declare(module, "numba_parallel_for", _PARALLEL_FOR_TYPE)
     trampoline = _trampoline(module, body)
     data = builder.bitcast(data, _byte_ptr)
+    if n.type.width < 64:
+        n = builder.sext(n, _i64)
 
     with builder.goto_entry_block():  # the pool's arguments, allocated once per call of the kernel
         pool_args = builder.alloca(_byte_ptr, size=2, name="pool_args")
@@ -326,7 +328,8 @@ def parallel_for(module: ir.Module, builder: ir.IRBuilder, body: ir.Function, n:
 
     # The pool: it wakes min(parts, threads) threads (parts <= threads unless per_iteration).
     builder.position_at_end(pool_block)
-    team = builder.trunc(builder.select(builder.icmp_signed("<", parts, threads), parts, threads), _i32)
+    fewer = builder.icmp_signed("<", parts, threads)
+    team = builder.trunc(builder.select(fewer, parts, threads), _i32)
     builder.call(pool_for, [builder.bitcast(trampoline, _byte_ptr)]
                  + [builder.bitcast(a, _byte_ptr) for a in gufunc_args] + [_i64(1), _i64(2), team])
     if busy is not None:
