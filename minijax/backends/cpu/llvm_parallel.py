@@ -50,10 +50,14 @@ schedule, ``do_scheduling_signed``, gives each thread one range). The
 alternative, ``P = N`` (one call of ``body`` per iteration, the pool's own
 split; ``per_iteration=True``), costs the pool's bookkeeping and a call per
 iteration and cuts ``body``'s loop into one-iteration pieces. Measured with
-two threads on a busy 2-core machine (the two ways interleaved, best of
-3,000 calls): no difference for 64 chunks (2.1 against 2.2 us a call, most
-of it the pool's wake-up), 4.5 us more per call for 1,000 rows of 16
-floats, 1.5 us more for 1,000 rows of 256. The split never changes a result:
+two threads on a busy 2-core machine (``bench/bench_llvm_parallel.py``: the
+two ways interleaved, best of 3,000 calls of the whole kernel): no
+difference for 64 chunks (1.4-2.1 us a call either way, most of it the
+pool's wake-up), 2 to 4.5 us more per call for 1,000 rows of 16 floats (1.8
+against 3.9 us), 1.5 to 2 us more for 1,000 rows of 256. (Waking the pool
+costs about 1.5 us while its threads still spin after the last loop, tens
+of microseconds once they sleep; Numba's kernels pay the same, it is the
+same pool.) The split never changes a result:
 the kernels fix their chunks in the source (each ``prange`` iteration is a
 whole chunk, with its own partial results), so which thread runs an
 iteration does not matter.
