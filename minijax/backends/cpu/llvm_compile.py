@@ -46,6 +46,8 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from minijax.backends.cpu import llvm_parallel
+
 __all__ = ["LlvmKernel", "load_kernel", "entry_ir", "compile_object", "optimize",
            "host_machine", "object_cache_dir"]
 
@@ -258,6 +260,10 @@ class LlvmKernel:
             body, self._optimized_ir = compile_object(kernel, self._scalar_inputs)
             _write_cached(path, body)
         _, entry_name = _names(kernel)
+        # a kernel with parallel loops calls Numba's thread pool: its symbols must
+        # exist before the object file is linked into this process
+        llvm_parallel.ensure_threads_for(kernel.ir)
+        self.parallel = llvm_parallel.has_parallel_loops(kernel.ir)
         with _lock:
             engine = _engine()
             engine.add_object_file(llvm.ObjectFileRef.from_data(body))
