@@ -266,11 +266,13 @@ def _loop_module(fn):
         mem, c = _memory_type(dtype), llvm_helpers._c_type(dtype)
         body += [f"  %p{k} = getelementptr {mem}, ptr %in{k}, i64 %i",
                  f"  %m{k} = load {mem}, ptr %p{k}"]
-        body += [f"  %v{k} = trunc i8 %m{k} to i1"] if mem != c else [f"  %v{k} = bitcast {c} %m{k} to {c}"]
+        body += ([f"  %v{k} = trunc i8 %m{k} to i1"] if mem != c
+                 else [f"  %v{k} = bitcast {c} %m{k} to {c}"])
     ret, mem = llvm_helpers._c_type(fn.return_dtype), _memory_type(fn.return_dtype)
-    call_args = ", ".join(f"{llvm_helpers._c_type(d)} %v{k}" for k, d in enumerate(fn.arg_dtypes))
+    call_args = ", ".join(f"{llvm_helpers._c_type(d)} %v{k}"
+                          for k, d in enumerate(fn.arg_dtypes))
     body += [f"  %r = call {ret} @{fn.symbol}({call_args})"]
-    body += [f"  %s = zext i1 %r to i8"] if mem != ret else [f"  %s = bitcast {ret} %r to {ret}"]
+    body += ["  %s = zext i1 %r to i8"] if mem != ret else [f"  %s = bitcast {ret} %r to {ret}"]
     body += [f"  %q = getelementptr {mem}, ptr %out, i64 %i", f"  store {mem} %s, ptr %q"]
     params = ", ".join(f"{llvm_helpers._c_type(d)}" for d in fn.arg_dtypes)
     inputs = "".join(f"ptr noalias %in{k}, " for k in range(n_args))
@@ -356,7 +358,8 @@ def test_symbols_are_named_after_the_helper_and_its_dtypes():
                      r"\(float %a0, float %a1\)", helper_ir([fn]))
     better = helper_function("_arg_better_max", (F32, F32))
     assert better.return_dtype == np.dtype(bool)
-    assert "define weak_odr i1 @minijax_helper_arg_better_max__float32_float32" in helper_ir([better])
+    assert ("define weak_odr i1 @minijax_helper_arg_better_max__float32_float32"
+            in helper_ir([better]))
 
 
 @pytest.mark.parametrize("name, dtypes, reason", [
@@ -475,3 +478,19 @@ def test_the_key_changes_with_the_helper_source(monkeypatch):
     name, source = llvm_helpers._library()
     monkeypatch.setattr(llvm_helpers, "_library", lambda: (name, source + "\n# changed\n"))
     assert llvm_helpers.library_key() != key
+
+
+def test_a_helper_that_may_raise_is_refused():
+    """A C function cannot pass an exception on: Numba's status would be lost."""
+    @numba.njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    def checked(x):
+        if x > 1.0:
+            raise ValueError("too big")
+        return x
+
+    checked.compile((numba.float64,))
+    result = checked.overloads[(numba.float64,)]
+    fn = llvm_helpers.HelperFunction("checked", (F64,), F64, "checked_c")
+    with pytest.raises(HelperNotAvailable, match="may raise"):
+        llvm_helpers._with_c_wrapper(result.library.get_llvm_str(),
+                                     result.fndesc.llvm_func_name, fn)

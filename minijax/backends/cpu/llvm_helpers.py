@@ -13,34 +13,50 @@ One helper for one tuple of argument dtypes is a :class:`HelperFunction`.
 Its IR is made of three parts:
 
 1. Numba's optimized module for the helper (``library.get_llvm_str()`` of
-   its compile result), with every helper it calls already linked in;
-2. every function defined there made ``linkonce_odr`` ("one definition,
-   the same everywhere; drop it if unused"), so that the IR of ``_log1p32``
-   and of ``_erf_inv_w``, which contains a copy of ``_log1p32``, link into
-   one kernel module without a duplicate-symbol error;
+   its compile result), with every helper it calls already linked in (or
+   inlined: ``_erf_inv_w``'s module holds what it needs of ``_log1p32``);
+2. every function defined there made ``linkonce_odr`` ("one definition, the
+   same everywhere; drop it if unused"), so that the IR of ``_log1p32`` and
+   of ``_erf_inv_w`` link into one kernel module without a duplicate-symbol
+   error; and ``alwaysinline`` unless it has a loop (see below);
 3. a tiny wrapper with a plain C signature. Numba's functions use Numba's
    calling convention: ``i32 @mangled(ptr %retptr, ptr %excinfo, args...)``
    returns a status (0: fine) and writes the result through ``retptr``. Our
    kernels want ``float @minijax_helper_exp32__float32(float)``: the wrapper
-   allocates the result's slot, calls, and loads it. It is ``alwaysinline``:
-   linked into a kernel and optimized, the wrapper and the alloca vanish and
-   the loop around the call vectorizes exactly as a Numba kernel's would.
+   allocates the result's slot, calls, and loads it. It is ``weak_odr`` (one
+   definition everywhere, but kept even where nothing calls it yet: a
+   ``linkonce`` one would be dropped when linked into an empty module).
 
-Numba's IR is expensive to get (0.03–0.4 s per helper: Numba types and
-lowers the Python source, and LLVM runs -O3 over it), so it is **cached on
-disk**, one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
-The key is a hash of everything the IR depends on: the helper library's source,
-Numba's, llvmlite's and Python's versions, Numba's optimization level and the
-host CPU's name and features (LLVM tunes and vectorizes the helpers for it).
-A process whose cache is warm reads text files: no Numba compile, not even
-the import of the helper module. Each file carries the SHA-256 of its IR, so
-a truncated or corrupted file is noticed and rebuilt, never fatal.
+**Why inline.** A loop that calls a function cannot be vectorized; a loop in
+which the call has been replaced by the function's body can. LLVM's inliner
+weighs each call: the ``_exp32`` of a float32 ``exp`` is small enough, the
+float16 rounding ``_round_f16`` (125 lines of branches) is not, and its loop
+stayed scalar. With ``alwaysinline`` on the wrapper and on Numba's functions,
+every loop-free helper melts into the kernel's loop, which then runs 8 or 16
+lanes at once (``<16 x float>`` on an AVX-512 machine: the test checks it).
+Inlining never changes a result: the helper's instructions keep their own
+fast-math flags (none, or ``contract`` for the math helpers that ask for it).
+Helpers with loops of their own (``_digamma``, ``_popcount``) stay calls.
+
+Numba's IR is expensive to get (20–200 ms per helper here: Numba types and
+lowers the Python source, and LLVM runs -O3 over it; the 20 helpers of the
+common float32 and float64 rules took 1.2 s), so it is **cached on disk**,
+one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
+The key is a hash of everything the IR depends on: the helper library's
+source, Numba's, llvmlite's and Python's versions, Numba's optimization level
+and the host CPU's name and features (LLVM tunes and vectorizes the helpers
+for it). A process whose cache is warm reads text files (0.03 ms a helper):
+no Numba compile, not even the import of the helper module. Each file
+carries the SHA-256 of its IR, so a truncated or corrupted file is noticed
+and rebuilt, never fatal.
 
 Only helpers from scalars to one scalar can be called this way (bool, the
 integers, float32, float64). A helper that takes arrays (``_leading``, the
-GEMM calls), complex numbers (``_cdiv``) or tuples (the trig pipeline's
-``_sin_cos_f64``), or returns a tuple (``_rem_pio2_32``), raises
-:class:`HelperNotAvailable`, and the kernel stays with Numba.
+GEMM calls) or complex numbers (``_cdiv``), or takes or returns tuples (the
+trig pipeline's ``_rem_pio2_32``, ``_sin_cos_f64``, ``_sin_end``), raises
+:class:`HelperNotAvailable`: the translator leaves such a kernel to Numba.
+The trig pipeline as a whole, ``_sin_end(x, _sin_cos_f64(_rem_pio2_32(x)))``,
+is a scalar function of ``x`` though: :data:`NESTED` names it ``_sin32``.
 """
 from __future__ import annotations
 
@@ -65,8 +81,8 @@ from minijax.backends.cpu import compile as compiler
 from minijax.backends.cpu import helpers
 
 __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
-           "helper_module_ref", "prebuild", "NESTED", "nested_helper", "scalar_helpers", "library_key", "host_cpu",
-           "cache_folder", "stats", "forget"]
+           "helper_module_ref", "prebuild", "scalar_helpers", "NESTED", "nested_helper",
+           "library_key", "host_cpu", "cache_folder", "stats", "forget"]
 
 #: Bumped whenever the layout of a cache entry or the wrapper changes.
 FORMAT = 1
@@ -124,7 +140,7 @@ stats = {"built": 0, "loaded": 0, "rebuilt": 0}
 _lock = threading.RLock()
 _memory: dict = {}      # (name, arg dtypes) -> (HelperFunction, ir) or HelperNotAvailable
 _linked: dict = {}      # tuple of symbols -> helper_ir text
-_build_module: list = []  # the helper library compiled without Numba's cache (at most one)
+_build_modules: dict = {}  # library name -> the library executed without Numba's disk cache
 
 
 # =============================================================================
@@ -183,8 +199,9 @@ def library_key() -> str:
     _, source = _library()
     key = _keys.get(source)
     if key is None:
-        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)), numba.__version__, llvmlite.__version__,
-                 sys.version, f"opt {numba_config.OPT}", *host_cpu()]
+        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)),
+                 numba.__version__, llvmlite.__version__, sys.version,
+                 f"opt {numba_config.OPT}", *host_cpu()]
         key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
         _keys[source] = key
     return key
@@ -372,21 +389,22 @@ def _helper_namespace():
     """The helper library, executed as a module of its own whose ``@njit``
     functions do NOT use Numba's disk cache: a compile result loaded from that
     cache holds machine code only, and we need the IR."""
-    if not _build_module:
-        library_name, source = _library()
+    library_name, source = _library()
+    if library_name not in _build_modules:
         uncached = source.replace("cache=True,", "cache=False,")
         module = pytypes.ModuleType(library_name + "_llvm")  # keeps the helpers' name prefix
         decorator = helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
         uncached += "".join(f"\n\n{decorator}\n{_nested_source(n)}" for n in sorted(NESTED))
         exec(compile(uncached, f"<{module.__name__}>", "exec"), module.__dict__)
-        _build_module.append(module)
-    return _build_module[0]
+        _build_modules[library_name] = module
+    return _build_modules[library_name]
 
 
 def _build(name: str, arg_dtypes: tuple):
     """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
     parts = NESTED.get(name, (name,))
-    if not all(p in helpers.HELPERS for p in parts) or len(helpers.shared_helpers(parts)[1]) != len(parts):
+    shared = all(p in helpers.HELPERS for p in parts) and helpers.shared_helpers(parts)[1]
+    if not shared or len(shared) != len(parts):
         raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
     dispatcher = getattr(_helper_namespace(), name)
     signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
@@ -433,6 +451,9 @@ def _with_c_wrapper(numba_ir: str, mangled: str, function: HelperFunction) -> st
     if len(list(target.arguments)) != 2 + len(function.arg_dtypes):
         raise HelperNotAvailable(f"{function.name} does not take "
                                  f"{len(function.arg_dtypes)} scalars in Numba's IR")
+    if set(re.findall(r"\bret i32 (\S+)", str(target))) != {"0"}:
+        raise HelperNotAvailable(f"{function.name} may raise an exception, which a C "
+                                 "function cannot pass on")
     module = llvm.parse_assembly(str(module) + _c_wrapper(mangled, function))
     module.verify()
     return str(module)
@@ -461,10 +482,11 @@ def _has_loop(function_ir: str) -> bool:
 def _c_wrapper(mangled: str, function: HelperFunction) -> str:
     """``<ret> @symbol(<args>)``: call Numba's function, return what it wrote.
 
-    The status Numba returns is ignored: a scalar helper compiled with
-    ``error_model="numpy"`` raises no exception (no exception means status 0).
+    The status is always 0: a helper that may raise is refused before
+    (:func:`_with_c_wrapper`; with ``error_model="numpy"`` an integer division
+    by zero raises nothing).
     """
-    params, args, lines = [], [], []
+    params, args, lines = [], ["ptr %ret", "ptr %excinfo"], []
     for i, dtype in enumerate(function.arg_dtypes):
         params.append(f"{_c_type(dtype)} %a{i}")
         if dtype.kind == "b":  # i1 in C, a byte for Numba
@@ -475,7 +497,7 @@ def _c_wrapper(mangled: str, function: HelperFunction) -> str:
     ret, inner = _c_type(function.return_dtype), _numba_ir_type(function.return_dtype)
     lines += [f"  %ret = alloca {inner}",
               "  %excinfo = alloca ptr",
-              f'  %status = call i32 @"{mangled}"(ptr %ret, ptr %excinfo{"".join(", " + a for a in args)})',
+              f'  %status = call i32 @"{mangled}"({", ".join(args)})',
               f"  %value = load {inner}, ptr %ret"]
     if function.return_dtype.kind == "b":
         lines += ["  %result = icmp ne i8 %value, 0", "  ret i1 %result"]
