@@ -257,6 +257,68 @@ def test_the_trig_pipeline_is_one_nested_helper(end):
     assert llvm_helpers.nested_helper("_sin_end", "_sin_cos_f64", "_exp32") is None
 
 
+def numba_item_reference(name, index, args):
+    """Item ``index`` of the tuple ``name`` returns, elementwise, computed by Numba."""
+    params = ", ".join(f"a{i}" for i in range(len(args)))
+    call = ", ".join(f"a{i}[k]" for i in range(len(args)))
+    namespace = {"h": getattr(_library_module(), name)}
+    exec(f"def loop({params}, out):\n    for k in range(out.shape[0]):\n"
+         f"        out[k] = h({call})[{index}]\n", namespace)
+    return namespace["loop"]
+
+
+@pytest.mark.parametrize("name, index, dtypes, out", [
+    ("_threefry2x32", 0, (np.uint32,) * 4, np.uint32),
+    ("_threefry2x32", 1, (np.uint32,) * 4, np.uint32),
+    ("_rem_pio2_32", 0, (F32,), F64),
+    ("_rem_pio2_32", 1, (F32,), np.uint64),
+])
+def test_each_item_of_a_tuple_is_a_helper(name, index, dtypes, out):
+    item = llvm_helpers.item_helper(name, index)
+    args = [_values(d, 500) for d in dtypes]
+    fn = helper_function(item, tuple(np.dtype(d) for d in dtypes))
+    assert fn.return_dtype == np.dtype(out)
+    expected = np.empty(len(args[0]), out)
+    numba.njit(numba_item_reference(name, index, args))(*args, expected)
+    assert not len(same_bits(run_loop(optimized_loop(fn), fn, args), expected))
+    assert not len(same_bits(call_through_ctypes(fn, args), expected))
+
+
+def test_the_two_words_of_threefry_are_hashed_once_in_a_loop():
+    """Both items inlined into one loop: LLVM computes the shared hash once."""
+    u32 = np.dtype(np.uint32)
+    fns = [helper_function(llvm_helpers.item_helper("_threefry2x32", i), (u32,) * 4)
+           for i in (0, 1)]
+    kernel = """
+declare i32 @{0}(i32, i32, i32, i32)
+declare i32 @{1}(i32, i32, i32, i32)
+define void @both(i32 %k1, i32 %k2, i32 %x1, i32 %x2, ptr noalias %out) {{
+  %a = call i32 @{0}(i32 %k1, i32 %k2, i32 %x1, i32 %x2)
+  %b = call i32 @{1}(i32 %k1, i32 %k2, i32 %x1, i32 %x2)
+  store i32 %a, ptr %out
+  %p = getelementptr i32, ptr %out, i64 1
+  store i32 %b, ptr %p
+  ret void
+}}
+""".format(*(f.symbol for f in fns))
+    one = optimized_module(kernel, fns)
+    text = str(one.get_function("both"))
+    # 20 rounds of add, rotate (two shifts), xor per word pair: once, not twice
+    assert text.count(" xor ") <= 25, text
+
+
+def optimized_module(kernel_text, fns):
+    tm = target_machine()
+    module = llvm.parse_assembly(kernel_text)
+    module.triple, module.data_layout = llvm.get_process_triple(), str(tm.target_data)
+    module.link_in(llvm.parse_assembly(helper_ir(fns)))
+    tuning = llvm.create_pipeline_tuning_options()
+    tuning.speed_level, tuning.loop_vectorization, tuning.slp_vectorization = 3, True, True
+    passes = llvm.create_pass_builder(tm, tuning)
+    passes.getModulePassManager().run(module, passes)
+    return module
+
+
 def _loop_module(fn):
     """``out[i] = fn(in0[i], in1[i], ...)`` for i < n: a kernel loop as the translator
     writes one (a bool is loaded as a byte and passed as i1)."""
@@ -308,15 +370,7 @@ def run_loop(module, fn, args):
 
 def optimized_loop(fn):
     """The loop linked with the helper's IR and optimized at -O3 for this CPU."""
-    tm = target_machine()
-    module = llvm.parse_assembly(_loop_module(fn))
-    module.triple, module.data_layout = llvm.get_process_triple(), str(tm.target_data)
-    module.link_in(llvm.parse_assembly(helper_ir([fn])))
-    tuning = llvm.create_pipeline_tuning_options()
-    tuning.speed_level, tuning.loop_vectorization, tuning.slp_vectorization = 3, True, True
-    passes = llvm.create_pass_builder(tm, tuning)
-    passes.getModulePassManager().run(module, passes)
-    return module
+    return optimized_module(_loop_module(fn), [fn])
 
 
 @pytest.mark.parametrize("name", ["_exp32", "_tanh32", "_log1p32", "_erf_inv_w", "_round_f16"])

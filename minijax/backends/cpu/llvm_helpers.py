@@ -57,6 +57,8 @@ trig pipeline's ``_rem_pio2_32``, ``_sin_cos_f64``, ``_sin_end``), raises
 :class:`HelperNotAvailable`: the translator leaves such a kernel to Numba.
 The trig pipeline as a whole, ``_sin_end(x, _sin_cos_f64(_rem_pio2_32(x)))``,
 is a scalar function of ``x`` though: :data:`NESTED` names it ``_sin32``.
+And each item of a tuple a helper returns is a scalar function of its
+arguments: :func:`item_helper` (``_threefry2x32__item0``).
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ from minijax.backends.cpu import helpers
 
 __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
            "helper_module_ref", "prebuild", "scalar_helpers", "NESTED", "nested_helper",
-           "library_key", "host_cpu", "cache_folder", "stats", "forget"]
+           "item_helper", "library_key", "host_cpu", "cache_folder", "stats", "forget"]
 
 #: Bumped whenever the layout of a cache entry or the wrapper changes.
 FORMAT = 1
@@ -126,6 +128,27 @@ def nested_helper(outer: str, middle: str, inner: str) -> str | None:
 def _nested_source(name: str) -> str:
     outer, middle, inner = NESTED[name]
     return f"def {name}(x):\n    return {outer}(x, {middle}({inner}(x)))\n"
+
+
+_ITEM = "__item"
+
+
+def item_helper(name: str, index: int) -> str:
+    """The helper returning item ``index`` of the tuple helper ``name`` returns:
+    ``a, b = _threefry2x32(k1, k2, x1, x2)`` is ``a = _threefry2x32__item0(...)``
+    and ``b = _threefry2x32__item1(...)``. Both are inlined into the kernel, and
+    LLVM computes their common part once (the helper has no side effects)."""
+    return f"{name}{_ITEM}{int(index)}"
+
+
+def _item_source(name: str, source: str) -> str | None:
+    """The source of ``item_helper(base, i)``, or ``None`` if ``name`` is not one."""
+    base, _, index = name.rpartition(_ITEM)
+    arity = _arity(source, base) if base and index.isdigit() else None
+    if arity is None:
+        return None
+    params = ", ".join(f"a{i}" for i in range(arity))
+    return f"def {name}({params}):\n    return {base}({params})[{int(index)}]\n"
 
 
 class HelperNotAvailable(Exception):
@@ -393,20 +416,35 @@ def _helper_namespace():
     if library_name not in _build_modules:
         uncached = source.replace("cache=True,", "cache=False,")
         module = pytypes.ModuleType(library_name + "_llvm")  # keeps the helpers' name prefix
-        decorator = helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
-        uncached += "".join(f"\n\n{decorator}\n{_nested_source(n)}" for n in sorted(NESTED))
+        uncached += "".join(f"\n\n{_uncached_decorator()}\n{_nested_source(n)}"
+                            for n in sorted(NESTED))
         exec(compile(uncached, f"<{module.__name__}>", "exec"), module.__dict__)
         _build_modules[library_name] = module
     return _build_modules[library_name]
 
 
+def _dispatcher(name: str):
+    """Numba's dispatcher of helper ``name`` (an item helper is defined on demand)."""
+    namespace = _helper_namespace()
+    if name not in namespace.__dict__:
+        item = _item_source(name, _library()[1])
+        if item is None:
+            raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
+        exec(f"{_uncached_decorator()}\n{item}", namespace.__dict__)
+    return getattr(namespace, name)
+
+
+def _uncached_decorator() -> str:
+    return helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
+
+
 def _build(name: str, arg_dtypes: tuple):
     """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
-    parts = NESTED.get(name, (name,))
+    parts = NESTED.get(name) or (name.rpartition(_ITEM)[0] if _ITEM in name else name,)
     shared = all(p in helpers.HELPERS for p in parts) and helpers.shared_helpers(parts)[1]
     if not shared or len(shared) != len(parts):
         raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
-    dispatcher = getattr(_helper_namespace(), name)
+    dispatcher = _dispatcher(name)
     signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
     stats["built"] += 1
     try:
