@@ -548,3 +548,31 @@ def test_a_helper_that_may_raise_is_refused():
     with pytest.raises(HelperNotAvailable, match="may raise"):
         llvm_helpers._with_c_wrapper(result.library.get_llvm_str(),
                                      result.fndesc.llvm_func_name, fn)
+
+
+def test_loop_free_helpers_are_always_inlined_and_helpers_with_loops_are_not():
+    """Numba's function inside the wrapper is marked ``alwaysinline`` unless it loops."""
+    def numba_function(name, dtypes):
+        module = llvm.parse_assembly(helper_ir([helper_function(name, dtypes)]))
+        (f,) = [f for f in module.functions if not f.is_declaration and
+                f.name.startswith("_ZN") and name in f.name]
+        return b"alwaysinline" in b" ".join(f.attributes)
+    assert numba_function("_fmax", (F32, F32))   # branches, no loop
+    assert numba_function("_round_f16", (F32,))
+    assert not numba_function("_digamma", (F64,))  # its recurrence is a loop
+    assert not numba_function("_popcount", (np.dtype(np.uint32),) * 2)
+
+
+def test_has_loop_reads_the_control_flow_graph():
+    forward = "entry:\n  br i1 %c, label %b, label %a\na:\n  br label %b\nb:\n  ret void\n"
+    assert not llvm_helpers._has_loop(forward)
+    # a block printed after the one it branches to is not a loop by itself
+    printed_late = ("entry:\n  br i1 %c, label %end, label %mid\nend:\n  ret void\n"
+                    "mid:\n  br label %end\n")
+    assert not llvm_helpers._has_loop(printed_late)
+    looping = "entry:\n  br label %head\nhead:\n  br i1 %c, label %body, label %end\n" \
+              "body:\n  br label %head\nend:\n  ret void\n"
+    assert llvm_helpers._has_loop(looping)
+    unlabelled_entry = "define void @f() {\n  br label %head\nhead:\n  br label %head\n}\n"
+    assert llvm_helpers._has_loop(unlabelled_entry)
+    assert llvm_helpers._has_loop("define void @f() {\nB0:\n  br label %B0\n}\n")

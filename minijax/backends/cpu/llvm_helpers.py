@@ -43,7 +43,7 @@ lowers the Python source, and LLVM runs -O3 over it; the 20 helpers of the
 common float32 and float64 rules took 1.2 s), so it is **cached on disk**,
 one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
 The key is a hash of everything the IR depends on: the helper library's
-source, Numba's, llvmlite's and Python's versions, Numba's optimization level
+source, this module's code, Numba's, llvmlite's and Python's versions, Numba's optimization level
 and the host CPU's name and features (LLVM tunes and vectorizes the helpers
 for it). A process whose cache is warm reads text files (0.03 ms a helper):
 no Numba compile, not even the import of the helper module. Each file
@@ -86,7 +86,7 @@ __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir
            "helper_module_ref", "prebuild", "scalar_helpers", "NESTED", "nested_helper",
            "item_helper", "library_key", "host_cpu", "cache_folder", "stats", "forget"]
 
-#: Bumped whenever the layout of a cache entry or the wrapper changes.
+#: The layout of a cache entry (the key also covers this module's code).
 FORMAT = 1
 
 #: The folder of the compile cache that holds the helpers' IR.
@@ -217,12 +217,22 @@ def _library() -> tuple[str, str]:
 _keys: dict = {}
 
 
+def _own_source() -> str:
+    """This module's code: how the IR is made from Numba's (the wrappers, the
+    inlining marks, the nested and item helpers) is part of the key too."""
+    try:
+        with open(__file__, encoding="utf-8") as f:
+            return f.read()
+    except OSError:  # (run from a zip: the version stands for it)
+        return f"minijax llvm_helpers, format {FORMAT}"
+
+
 def library_key() -> str:
     """A hash of everything the helpers' IR depends on (the cache folder's name)."""
     _, source = _library()
     key = _keys.get(source)
     if key is None:
-        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)),
+        parts = [f"format {FORMAT}", _own_source(), source,
                  numba.__version__, llvmlite.__version__, sys.version,
                  f"opt {numba_config.OPT}", *host_cpu()]
         key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
@@ -497,24 +507,35 @@ def _with_c_wrapper(numba_ir: str, mangled: str, function: HelperFunction) -> st
     return str(module)
 
 
-_LABEL = re.compile(r"^([-\w.$\"]+):", re.MULTILINE)
+_LABEL = re.compile(r"^([-\w.$\"]+):")
 _TARGET = re.compile(r"label %([-\w.$\"]+)")
 
 
 def _has_loop(function_ir: str) -> bool:
-    """Whether a branch in ``function_ir`` goes back to its own block or an
-    earlier one (LLVM prints blocks in an order where that is a loop's back edge)."""
-    order: dict = {}
-    current = None
+    """Whether the control-flow graph of ``function_ir`` (one function's text)
+    has a cycle: a depth-first walk from the entry block meets a block that is
+    still on its path (a loop's back edge)."""
+    successors: dict = {}
+    block = "<entry>"
     for line in function_ir.splitlines():
         label = _LABEL.match(line)
         if label:
-            current = order.setdefault(label.group(1), len(order))
-            continue
-        for target in _TARGET.findall(line):
-            if current is not None and target in order and order[target] <= current:
+            block = label.group(1)
+            successors.setdefault(block, [])
+        elif line.startswith("  "):  # an instruction (the entry block may have no label)
+            successors.setdefault(block, []).extend(_TARGET.findall(line))
+    on_path, done = set(), set()
+
+    def cycle_from(node) -> bool:
+        on_path.add(node)
+        for nxt in successors.get(node, ()):
+            if nxt in on_path or (nxt not in done and cycle_from(nxt)):
                 return True
-    return False
+        on_path.discard(node)
+        done.add(node)
+        return False
+    first = next(iter(successors), None)
+    return first is not None and cycle_from(first)
 
 
 def _c_wrapper(mangled: str, function: HelperFunction) -> str:
