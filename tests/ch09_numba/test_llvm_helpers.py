@@ -576,3 +576,19 @@ def test_has_loop_reads_the_control_flow_graph():
     unlabelled_entry = "define void @f() {\n  br label %head\nhead:\n  br label %head\n}\n"
     assert llvm_helpers._has_loop(unlabelled_entry)
     assert llvm_helpers._has_loop("define void @f() {\nB0:\n  br label %B0\n}\n")
+
+
+def test_prebuild_reports_each_helper_or_why_not():
+    results = llvm_helpers.prebuild([("_exp32", (F32,)), ("_leading", (F32,))])
+    assert results[("_exp32", (F32,))] == helper_function("_exp32", (F32,))
+    assert isinstance(results[("_leading", (F32,))], HelperNotAvailable)
+
+
+@pytest.mark.slow
+def test_every_helper_of_the_common_set_builds():
+    results = llvm_helpers.prebuild()
+    assert len(results) >= 40
+    assert not [spec for spec, fn in results.items() if isinstance(fn, Exception)]
+    module = llvm.parse_assembly(helper_ir(results.values()))
+    module.verify()
+    assert {fn.symbol for fn in results.values()} <= {f.name for f in module.functions}

@@ -43,9 +43,9 @@ lowers the Python source, and LLVM runs -O3 over it; the 20 helpers of the
 common float32 and float64 rules took 1.2 s), so it is **cached on disk**,
 one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
 The key is a hash of everything the IR depends on: the helper library's
-source, this module's code, Numba's, llvmlite's and Python's versions, Numba's optimization level
-and the host CPU's name and features (LLVM tunes and vectorizes the helpers
-for it). A process whose cache is warm reads text files (0.03 ms a helper):
+source, this module's code, Numba's, llvmlite's and Python's versions,
+Numba's optimization level and the host CPU's name and features (LLVM tunes
+and vectorizes the helpers for it). A process whose cache is warm reads text files (0.03 ms a helper):
 no Numba compile, not even the import of the helper module. Each file
 carries the SHA-256 of its IR, so a truncated or corrupted file is noticed
 and rebuilt, never fatal.
@@ -290,11 +290,30 @@ def helper_module_ref(functions: Iterable[HelperFunction]) -> llvm.ModuleRef:
     return module
 
 
-def prebuild(specs) -> dict:
-    """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached; returns
-    ``{(name, arg_dtypes): HelperFunction or the HelperNotAvailable}``. One call
-    builds what a machine's kernels need most in one go (see :func:`scalar_helpers`)."""
+def _common_helpers() -> list:
+    """The helpers the CPU rules call most, with the dtypes they call them with."""
+    f32, f64, u16, u32 = (np.dtype(t) for t in (np.float32, np.float64, np.uint16, np.uint32))
+    unary32 = ["_exp32", "_log32", "_log1p32", "_expm1_half", "_tanh32", "_logistic32",
+               "_erf32", "_erf_inv_w", "_erf_inv_poly", "_exp2_32", "_sinh32", "_cosh32",
+               "_atanh32", "_asinh32", "_acosh32", *NESTED, "_round_f16", "_round_bf16",
+               "_f2h", "_f2bf", "_round_away", "_sign"]
+    specs = [(name, (f32,)) for name in unary32]
+    specs += [("_h2f", (u16,)), ("_bf2f", (u16,)), ("_expm1_32", (f32,) * 3),
+              ("_erf_inv_end", (f32,) * 2), ("_round_away", (f64,)), ("_sign", (f64,))]
+    specs += [(name, (t, t)) for name in ("_fmax", "_fmin", "_arg_better_max",
+                                          "_arg_better_min") for t in (f32, f64)]
+    specs += [(item_helper("_threefry2x32", i), (u32,) * 4) for i in (0, 1)]
+    return specs
+
+
+def prebuild(specs=None) -> dict:
+    """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached (by default
+    the helpers the CPU rules call most: float32 math, float16 and bfloat16
+    rounding, max and min, threefry); returns ``{(name, arg_dtypes):
+    HelperFunction or the HelperNotAvailable}``. Builds a machine's library in
+    one go (about 2 s here), say at install time or before a benchmark."""
     results = {}
+    specs = _common_helpers() if specs is None else specs
     for name, arg_dtypes in specs:
         arg_dtypes = tuple(np.dtype(d) for d in arg_dtypes)
         try:
