@@ -267,11 +267,13 @@ def helper_ir(functions: Iterable[HelperFunction]) -> str:
     """One LLVM module's text defining the C-ABI symbol of each of ``functions``
     (and everything they call), ready to be parsed and linked into a kernel.
 
-    The wrappers are ``weak_odr`` and Numba's functions ``linkonce_odr``: link
-    this module into the kernel's (not the other way round, or the kernel's
-    own definitions would have to be kept alive), optimize, and what is
-    inlined everywhere disappears. A kernel's machine-code cache should
-    include :func:`library_key` in its key: new helper IR, new kernels."""
+    Link it into the kernel's module and optimize: Numba's functions
+    (``linkonce_odr``) are inlined and then dropped; the wrappers (``weak_odr``)
+    are inlined too but stay as symbols of their own, a few bytes each,
+    unless the caller internalizes them. What the helpers still call (the C
+    library's ``tan`` for ``_digamma``) is resolved where the code is loaded.
+    A kernel's machine-code cache should include :func:`library_key` in its
+    key: new helper IR, new kernels."""
     functions = list(functions)
     symbols = tuple(sorted({f.symbol for f in functions}))
     with _lock:
