@@ -518,6 +518,22 @@ def test_a_damaged_entry_is_rebuilt(empty_cache, damage):
     _exp32_works(fn)
 
 
+def test_an_intact_entry_of_bad_ir_is_rebuilt_when_linked(empty_cache):
+    fn = helper_function("_exp32", (F32,))
+    path = os.path.join(llvm_helpers.cache_folder(), fn.symbol + ".ll")
+    with open(path) as f:
+        good = f.read()
+    with open(path, "w") as f:  # a whole entry, with a correct hash, of IR that does not parse
+        f.write(llvm_helpers._entry_text("_exp32", (F32,), (fn, "define float @x( {\n")))
+    llvm_helpers.forget()
+    assert helper_function("_exp32", (F32,)) == fn  # read back: the hash is right
+    rebuilt = llvm_helpers.stats["rebuilt"]
+    _exp32_works(fn)  # helper_ir parses it, fails, builds it again
+    assert llvm_helpers.stats["rebuilt"] == rebuilt + 1
+    with open(path) as f:
+        assert f.read() == good
+
+
 def test_an_unreadable_cache_costs_speed_not_correctness(empty_cache):
     os.makedirs(llvm_helpers.cache_folder())
     fn_path = os.path.join(llvm_helpers.cache_folder(), "minijax_helper_exp32__float32.ll")

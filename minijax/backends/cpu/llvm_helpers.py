@@ -290,13 +290,24 @@ def helper_module_ref(functions: Iterable[HelperFunction]) -> llvm.ModuleRef:
     module = llvm.parse_assembly("")
     module.triple = llvm.get_process_triple()
     for symbol in sorted(by_symbol):
-        f = by_symbol[symbol]
-        found = _memory.get((f.name, f.arg_dtypes))
-        if found is None or isinstance(found, HelperNotAvailable):
-            helper_function(f.name, f.arg_dtypes)
-            found = _memory[(f.name, f.arg_dtypes)]
-        module.link_in(llvm.parse_assembly(found[1]))
+        module.link_in(_parsed(by_symbol[symbol]))
     return module
+
+
+def _parsed(f: HelperFunction) -> llvm.ModuleRef:
+    """The parsed IR of ``f``; an entry that does not parse (an intact file of
+    bad IR: say, written by a broken build) is built again."""
+    key = (f.name, f.arg_dtypes)
+    with _lock:
+        if not isinstance(_memory.get(key), tuple):
+            helper_function(f.name, f.arg_dtypes)
+        try:
+            return llvm.parse_assembly(_memory[key][1])
+        except RuntimeError:
+            stats["rebuilt"] += 1
+            outcome = _memory[key] = _build(f.name, f.arg_dtypes)
+            _write_atomically(_entry_path(*key), _entry_text(f.name, f.arg_dtypes, outcome))
+            return llvm.parse_assembly(outcome[1])
 
 
 def _common_helpers() -> list:
