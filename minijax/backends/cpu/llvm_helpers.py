@@ -45,10 +45,10 @@ one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
 The key is a hash of everything the IR depends on: the helper library's
 source, this module's code, Numba's, llvmlite's and Python's versions,
 Numba's optimization level and the host CPU's name and features (LLVM tunes
-and vectorizes the helpers for it). A process whose cache is warm reads text files (0.03 ms a helper):
-no Numba compile, not even the import of the helper module. Each file
-carries the SHA-256 of its IR, so a truncated or corrupted file is noticed
-and rebuilt, never fatal.
+and vectorizes the helpers for it). A process whose cache is warm reads text
+files (0.03 ms a helper): no Numba compile, not even the import of the helper
+module. Each file carries the SHA-256 of its IR, so a truncated or corrupted
+file is noticed and rebuilt, never fatal.
 
 Only helpers from scalars to one scalar can be called this way (bool, the
 integers, float32, float64). A helper that takes arrays (``_leading``, the
