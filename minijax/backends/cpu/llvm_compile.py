@@ -66,16 +66,19 @@ _state: dict = {}
 # =============================================================================
 def host_machine():
     """LLVM's target machine for this CPU, with the options Numba's JIT uses
-    (its CPU name and features, static relocations, the JIT code model)."""
+    (the CPU name and features it compiles the helpers for, static
+    relocations, the JIT code model)."""
     with _lock:
         if "machine" not in _state:
+            from minijax.backends.cpu.llvm_helpers import host_cpu
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             target = llvm.Target.from_triple(llvm.get_process_triple())
-            _state["features"] = llvm.get_host_cpu_features().flatten()
+            _state["cpu"] = host_cpu()
+            cpu, features = _state["cpu"]
             _state["machine"] = target.create_target_machine(
-                cpu=llvm.get_host_cpu_name(), features=_state["features"], opt=3,
-                reloc="static", codemodel="jitdefault", jit=True)
+                cpu=cpu, features=features, opt=3, reloc="static", codemodel="jitdefault",
+                jit=True)
         return _state["machine"]
 
 
@@ -172,7 +175,7 @@ def compile_object(kernel, scalar_inputs: list[bool]) -> tuple[bytes, str]:
     module.get_function(kernel.function).name = kernel_name
     if kernel.helpers:
         from minijax.backends.cpu import llvm_helpers
-        module.link_in(llvm.parse_assembly(llvm_helpers.helper_ir(kernel.helpers)))
+        module.link_in(llvm_helpers.helper_module_ref(kernel.helpers))
     module.link_in(llvm.parse_assembly(
         entry_ir(kernel_name, entry_name, scalar_inputs, len(kernel.outputs))))
     module.triple = llvm.get_process_triple()
@@ -195,22 +198,14 @@ def object_cache_dir() -> str:
 
 
 def _cache_key(kernel) -> str:
-    """What decides the machine code: the IR, the helpers' IR, LLVM, this CPU."""
+    """What decides the machine code: the IR, the helpers' IR (its library key
+    covers their source, Numba's and LLVM's versions and this CPU)."""
+    from minijax.backends.cpu.llvm_helpers import library_key
     host_machine()
     helpers = "\n".join(f.symbol for f in kernel.helpers)
-    text = "\n".join([kernel.ir, helpers, _helper_library_hash(),
-                      llvmlite.__version__, sys.version, llvm.get_host_cpu_name(),
-                      _state["features"]])
+    text = "\n".join([kernel.ir, helpers, library_key(), llvmlite.__version__, sys.version,
+                      *_state["cpu"]])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def _helper_library_hash() -> str:
-    """The hash of the shared helpers' source: their IR changes with it."""
-    with _lock:
-        if "helpers" not in _state:
-            from minijax.backends.cpu.helpers import helper_library_source
-            _state["helpers"] = hashlib.sha256(helper_library_source().encode()).hexdigest()
-        return _state["helpers"]
 
 
 def _read_cached(path: str) -> bytes | None:
