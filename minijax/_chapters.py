@@ -165,6 +165,8 @@ MODULES = {
     "minijax.backends.cpu.compile": 9,
     "minijax.backends.cpu.llvm_passes": 9,
     "minijax.backends.cpu.llvm_helpers": 9,
+    "minijax.backends.cpu.llvm_parallel": 9,
+    "minijax.backends.cpu.llvm_compile": 9,
     "minijax.backends.cpu.tiered": 9,
     "minijax.backends.cpu.backend": 9,
     "minijax.backends.cpu.host_calls": 9,

@@ -257,6 +257,68 @@ def test_the_trig_pipeline_is_one_nested_helper(end):
     assert llvm_helpers.nested_helper("_sin_end", "_sin_cos_f64", "_exp32") is None
 
 
+def numba_item_reference(name, index, args):
+    """Item ``index`` of the tuple ``name`` returns, elementwise, computed by Numba."""
+    params = ", ".join(f"a{i}" for i in range(len(args)))
+    call = ", ".join(f"a{i}[k]" for i in range(len(args)))
+    namespace = {"h": getattr(_library_module(), name)}
+    exec(f"def loop({params}, out):\n    for k in range(out.shape[0]):\n"
+         f"        out[k] = h({call})[{index}]\n", namespace)
+    return namespace["loop"]
+
+
+@pytest.mark.parametrize("name, index, dtypes, out", [
+    ("_threefry2x32", 0, (np.uint32,) * 4, np.uint32),
+    ("_threefry2x32", 1, (np.uint32,) * 4, np.uint32),
+    ("_rem_pio2_32", 0, (F32,), F64),
+    ("_rem_pio2_32", 1, (F32,), np.uint64),
+])
+def test_each_item_of_a_tuple_is_a_helper(name, index, dtypes, out):
+    item = llvm_helpers.item_helper(name, index)
+    args = [_values(d, 500) for d in dtypes]
+    fn = helper_function(item, tuple(np.dtype(d) for d in dtypes))
+    assert fn.return_dtype == np.dtype(out)
+    expected = np.empty(len(args[0]), out)
+    numba.njit(numba_item_reference(name, index, args))(*args, expected)
+    assert not len(same_bits(run_loop(optimized_loop(fn), fn, args), expected))
+    assert not len(same_bits(call_through_ctypes(fn, args), expected))
+
+
+def test_the_two_words_of_threefry_are_hashed_once_in_a_loop():
+    """Both items inlined into one loop: LLVM computes the shared hash once."""
+    u32 = np.dtype(np.uint32)
+    fns = [helper_function(llvm_helpers.item_helper("_threefry2x32", i), (u32,) * 4)
+           for i in (0, 1)]
+    kernel = """
+declare i32 @{0}(i32, i32, i32, i32)
+declare i32 @{1}(i32, i32, i32, i32)
+define void @both(i32 %k1, i32 %k2, i32 %x1, i32 %x2, ptr noalias %out) {{
+  %a = call i32 @{0}(i32 %k1, i32 %k2, i32 %x1, i32 %x2)
+  %b = call i32 @{1}(i32 %k1, i32 %k2, i32 %x1, i32 %x2)
+  store i32 %a, ptr %out
+  %p = getelementptr i32, ptr %out, i64 1
+  store i32 %b, ptr %p
+  ret void
+}}
+""".format(*(f.symbol for f in fns))
+    one = optimized_module(kernel, fns)
+    text = str(one.get_function("both"))
+    # 20 rounds of add, rotate (two shifts), xor per word pair: once, not twice
+    assert text.count(" xor ") <= 25, text
+
+
+def optimized_module(kernel_text, fns):
+    tm = target_machine()
+    module = llvm.parse_assembly(kernel_text)
+    module.triple, module.data_layout = llvm.get_process_triple(), str(tm.target_data)
+    module.link_in(llvm.parse_assembly(helper_ir(fns)))
+    tuning = llvm.create_pipeline_tuning_options()
+    tuning.speed_level, tuning.loop_vectorization, tuning.slp_vectorization = 3, True, True
+    passes = llvm.create_pass_builder(tm, tuning)
+    passes.getModulePassManager().run(module, passes)
+    return module
+
+
 def _loop_module(fn):
     """``out[i] = fn(in0[i], in1[i], ...)`` for i < n: a kernel loop as the translator
     writes one (a bool is loaded as a byte and passed as i1)."""
@@ -266,11 +328,13 @@ def _loop_module(fn):
         mem, c = _memory_type(dtype), llvm_helpers._c_type(dtype)
         body += [f"  %p{k} = getelementptr {mem}, ptr %in{k}, i64 %i",
                  f"  %m{k} = load {mem}, ptr %p{k}"]
-        body += [f"  %v{k} = trunc i8 %m{k} to i1"] if mem != c else [f"  %v{k} = bitcast {c} %m{k} to {c}"]
+        body += ([f"  %v{k} = trunc i8 %m{k} to i1"] if mem != c
+                 else [f"  %v{k} = bitcast {c} %m{k} to {c}"])
     ret, mem = llvm_helpers._c_type(fn.return_dtype), _memory_type(fn.return_dtype)
-    call_args = ", ".join(f"{llvm_helpers._c_type(d)} %v{k}" for k, d in enumerate(fn.arg_dtypes))
+    call_args = ", ".join(f"{llvm_helpers._c_type(d)} %v{k}"
+                          for k, d in enumerate(fn.arg_dtypes))
     body += [f"  %r = call {ret} @{fn.symbol}({call_args})"]
-    body += [f"  %s = zext i1 %r to i8"] if mem != ret else [f"  %s = bitcast {ret} %r to {ret}"]
+    body += ["  %s = zext i1 %r to i8"] if mem != ret else [f"  %s = bitcast {ret} %r to {ret}"]
     body += [f"  %q = getelementptr {mem}, ptr %out, i64 %i", f"  store {mem} %s, ptr %q"]
     params = ", ".join(f"{llvm_helpers._c_type(d)}" for d in fn.arg_dtypes)
     inputs = "".join(f"ptr noalias %in{k}, " for k in range(n_args))
@@ -306,15 +370,7 @@ def run_loop(module, fn, args):
 
 def optimized_loop(fn):
     """The loop linked with the helper's IR and optimized at -O3 for this CPU."""
-    tm = target_machine()
-    module = llvm.parse_assembly(_loop_module(fn))
-    module.triple, module.data_layout = llvm.get_process_triple(), str(tm.target_data)
-    module.link_in(llvm.parse_assembly(helper_ir([fn])))
-    tuning = llvm.create_pipeline_tuning_options()
-    tuning.speed_level, tuning.loop_vectorization, tuning.slp_vectorization = 3, True, True
-    passes = llvm.create_pass_builder(tm, tuning)
-    passes.getModulePassManager().run(module, passes)
-    return module
+    return optimized_module(_loop_module(fn), [fn])
 
 
 @pytest.mark.parametrize("name", ["_exp32", "_tanh32", "_log1p32", "_erf_inv_w", "_round_f16"])
@@ -356,7 +412,8 @@ def test_symbols_are_named_after_the_helper_and_its_dtypes():
                      r"\(float %a0, float %a1\)", helper_ir([fn]))
     better = helper_function("_arg_better_max", (F32, F32))
     assert better.return_dtype == np.dtype(bool)
-    assert "define weak_odr i1 @minijax_helper_arg_better_max__float32_float32" in helper_ir([better])
+    assert ("define weak_odr i1 @minijax_helper_arg_better_max__float32_float32"
+            in helper_ir([better]))
 
 
 @pytest.mark.parametrize("name, dtypes, reason", [
@@ -461,6 +518,22 @@ def test_a_damaged_entry_is_rebuilt(empty_cache, damage):
     _exp32_works(fn)
 
 
+def test_an_intact_entry_of_bad_ir_is_rebuilt_when_linked(empty_cache):
+    fn = helper_function("_exp32", (F32,))
+    path = os.path.join(llvm_helpers.cache_folder(), fn.symbol + ".ll")
+    with open(path) as f:
+        good = f.read()
+    with open(path, "w") as f:  # a whole entry, with a correct hash, of IR that does not parse
+        f.write(llvm_helpers._entry_text("_exp32", (F32,), (fn, "define float @x( {\n")))
+    llvm_helpers.forget()
+    assert helper_function("_exp32", (F32,)) == fn  # read back: the hash is right
+    rebuilt = llvm_helpers.stats["rebuilt"]
+    _exp32_works(fn)  # helper_ir parses it, fails, builds it again
+    assert llvm_helpers.stats["rebuilt"] == rebuilt + 1
+    with open(path) as f:
+        assert f.read() == good
+
+
 def test_an_unreadable_cache_costs_speed_not_correctness(empty_cache):
     os.makedirs(llvm_helpers.cache_folder())
     fn_path = os.path.join(llvm_helpers.cache_folder(), "minijax_helper_exp32__float32.ll")
@@ -475,3 +548,63 @@ def test_the_key_changes_with_the_helper_source(monkeypatch):
     name, source = llvm_helpers._library()
     monkeypatch.setattr(llvm_helpers, "_library", lambda: (name, source + "\n# changed\n"))
     assert llvm_helpers.library_key() != key
+
+
+def test_a_helper_that_may_raise_is_refused():
+    """A C function cannot pass an exception on: Numba's status would be lost."""
+    @numba.njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    def checked(x):
+        if x > 1.0:
+            raise ValueError("too big")
+        return x
+
+    checked.compile((numba.float64,))
+    result = checked.overloads[(numba.float64,)]
+    fn = llvm_helpers.HelperFunction("checked", (F64,), F64, "checked_c")
+    with pytest.raises(HelperNotAvailable, match="may raise"):
+        llvm_helpers._with_c_wrapper(result.library.get_llvm_str(),
+                                     result.fndesc.llvm_func_name, fn)
+
+
+def test_loop_free_helpers_are_always_inlined_and_helpers_with_loops_are_not():
+    """Numba's function inside the wrapper is marked ``alwaysinline`` unless it loops."""
+    def numba_function(name, dtypes):
+        module = llvm.parse_assembly(helper_ir([helper_function(name, dtypes)]))
+        (f,) = [f for f in module.functions if not f.is_declaration and
+                f.name.startswith("_ZN") and name in f.name]
+        return b"alwaysinline" in b" ".join(f.attributes)
+    assert numba_function("_fmax", (F32, F32))   # branches, no loop
+    assert numba_function("_round_f16", (F32,))
+    assert not numba_function("_digamma", (F64,))  # its recurrence is a loop
+    assert not numba_function("_popcount", (np.dtype(np.uint32),) * 2)
+
+
+def test_has_loop_reads_the_control_flow_graph():
+    forward = "entry:\n  br i1 %c, label %b, label %a\na:\n  br label %b\nb:\n  ret void\n"
+    assert not llvm_helpers._has_loop(forward)
+    # a block printed after the one it branches to is not a loop by itself
+    printed_late = ("entry:\n  br i1 %c, label %end, label %mid\nend:\n  ret void\n"
+                    "mid:\n  br label %end\n")
+    assert not llvm_helpers._has_loop(printed_late)
+    looping = "entry:\n  br label %head\nhead:\n  br i1 %c, label %body, label %end\n" \
+              "body:\n  br label %head\nend:\n  ret void\n"
+    assert llvm_helpers._has_loop(looping)
+    unlabelled_entry = "define void @f() {\n  br label %head\nhead:\n  br label %head\n}\n"
+    assert llvm_helpers._has_loop(unlabelled_entry)
+    assert llvm_helpers._has_loop("define void @f() {\nB0:\n  br label %B0\n}\n")
+
+
+def test_prebuild_reports_each_helper_or_why_not():
+    results = llvm_helpers.prebuild([("_exp32", (F32,)), ("_leading", (F32,))])
+    assert results[("_exp32", (F32,))] == helper_function("_exp32", (F32,))
+    assert isinstance(results[("_leading", (F32,))], HelperNotAvailable)
+
+
+@pytest.mark.slow
+def test_every_helper_of_the_common_set_builds():
+    results = llvm_helpers.prebuild()
+    assert len(results) >= 40
+    assert not [spec for spec, fn in results.items() if isinstance(fn, Exception)]
+    module = llvm.parse_assembly(helper_ir(results.values()))
+    module.verify()
+    assert {fn.symbol for fn in results.values()} <= {f.name for f in module.functions}

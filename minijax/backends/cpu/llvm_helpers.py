@@ -13,34 +13,52 @@ One helper for one tuple of argument dtypes is a :class:`HelperFunction`.
 Its IR is made of three parts:
 
 1. Numba's optimized module for the helper (``library.get_llvm_str()`` of
-   its compile result), with every helper it calls already linked in;
-2. every function defined there made ``linkonce_odr`` ("one definition,
-   the same everywhere; drop it if unused"), so that the IR of ``_log1p32``
-   and of ``_erf_inv_w``, which contains a copy of ``_log1p32``, link into
-   one kernel module without a duplicate-symbol error;
+   its compile result), with every helper it calls already linked in (or
+   inlined: ``_erf_inv_w``'s module holds what it needs of ``_log1p32``);
+2. every function defined there made ``linkonce_odr`` ("one definition, the
+   same everywhere; drop it if unused"), so that the IR of ``_log1p32`` and
+   of ``_erf_inv_w`` link into one kernel module without a duplicate-symbol
+   error; and ``alwaysinline`` unless it has a loop (see below);
 3. a tiny wrapper with a plain C signature. Numba's functions use Numba's
    calling convention: ``i32 @mangled(ptr %retptr, ptr %excinfo, args...)``
    returns a status (0: fine) and writes the result through ``retptr``. Our
    kernels want ``float @minijax_helper_exp32__float32(float)``: the wrapper
-   allocates the result's slot, calls, and loads it. It is ``alwaysinline``:
-   linked into a kernel and optimized, the wrapper and the alloca vanish and
-   the loop around the call vectorizes exactly as a Numba kernel's would.
+   allocates the result's slot, calls, and loads it. It is ``weak_odr`` (one
+   definition everywhere, but kept even where nothing calls it yet: a
+   ``linkonce`` one would be dropped when linked into an empty module).
 
-Numba's IR is expensive to get (0.03–0.4 s per helper: Numba types and
-lowers the Python source, and LLVM runs -O3 over it), so it is **cached on
-disk**, one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
-The key is a hash of everything the IR depends on: the helper library's source,
-Numba's, llvmlite's and Python's versions, Numba's optimization level and the
-host CPU's name and features (LLVM tunes and vectorizes the helpers for it).
-A process whose cache is warm reads text files: no Numba compile, not even
-the import of the helper module. Each file carries the SHA-256 of its IR, so
-a truncated or corrupted file is noticed and rebuilt, never fatal.
+**Why inline.** A loop that calls a function cannot be vectorized; a loop in
+which the call has been replaced by the function's body can. LLVM's inliner
+weighs each call: the ``_exp32`` of a float32 ``exp`` is small enough, the
+float16 rounding ``_round_f16`` (125 lines of branches) is not, and its loop
+stayed scalar. With ``alwaysinline`` on the wrapper and on Numba's functions,
+every loop-free helper melts into the kernel's loop, which then runs 8 or 16
+lanes at once (``<16 x float>`` on an AVX-512 machine: the test checks it).
+Inlining never changes a result: the helper's instructions keep their own
+fast-math flags (none, or ``contract`` for the math helpers that ask for it).
+Helpers with loops of their own (``_digamma``, ``_popcount``) stay calls.
+
+Numba's IR is expensive to get (20–200 ms per helper here: Numba types and
+lowers the Python source, and LLVM runs -O3 over it; the 20 helpers of the
+common float32 and float64 rules took 1.2 s), so it is **cached on disk**,
+one file per helper and dtypes, under ``<cache dir>/llvm_helpers/<key>/``.
+The key is a hash of everything the IR depends on: the helper library's
+source, this module's code, Numba's, llvmlite's and Python's versions,
+Numba's optimization level and the host CPU's name and features (LLVM tunes
+and vectorizes the helpers for it). A process whose cache is warm reads text
+files (0.03 ms a helper): no Numba compile, not even the import of the helper
+module. Each file carries the SHA-256 of its IR, so a truncated or corrupted
+file is noticed and rebuilt, never fatal.
 
 Only helpers from scalars to one scalar can be called this way (bool, the
 integers, float32, float64). A helper that takes arrays (``_leading``, the
-GEMM calls), complex numbers (``_cdiv``) or tuples (the trig pipeline's
-``_sin_cos_f64``), or returns a tuple (``_rem_pio2_32``), raises
-:class:`HelperNotAvailable`, and the kernel stays with Numba.
+GEMM calls) or complex numbers (``_cdiv``), or takes or returns tuples (the
+trig pipeline's ``_rem_pio2_32``, ``_sin_cos_f64``, ``_sin_end``), raises
+:class:`HelperNotAvailable`: the translator leaves such a kernel to Numba.
+The trig pipeline as a whole, ``_sin_end(x, _sin_cos_f64(_rem_pio2_32(x)))``,
+is a scalar function of ``x`` though: :data:`NESTED` names it ``_sin32``.
+And each item of a tuple a helper returns is a scalar function of its
+arguments: :func:`item_helper` (``_threefry2x32__item0``).
 """
 from __future__ import annotations
 
@@ -65,10 +83,10 @@ from minijax.backends.cpu import compile as compiler
 from minijax.backends.cpu import helpers
 
 __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
-           "helper_module_ref", "prebuild", "NESTED", "nested_helper", "scalar_helpers", "library_key", "host_cpu",
-           "cache_folder", "stats", "forget"]
+           "helper_module_ref", "prebuild", "scalar_helpers", "NESTED", "nested_helper",
+           "item_helper", "library_key", "host_cpu", "cache_folder", "stats", "forget"]
 
-#: Bumped whenever the layout of a cache entry or the wrapper changes.
+#: The layout of a cache entry (the key also covers this module's code).
 FORMAT = 1
 
 #: The folder of the compile cache that holds the helpers' IR.
@@ -112,6 +130,27 @@ def _nested_source(name: str) -> str:
     return f"def {name}(x):\n    return {outer}(x, {middle}({inner}(x)))\n"
 
 
+_ITEM = "__item"
+
+
+def item_helper(name: str, index: int) -> str:
+    """The helper returning item ``index`` of the tuple helper ``name`` returns:
+    ``a, b = _threefry2x32(k1, k2, x1, x2)`` is ``a = _threefry2x32__item0(...)``
+    and ``b = _threefry2x32__item1(...)``. Both are inlined into the kernel, and
+    LLVM computes their common part once (the helper has no side effects)."""
+    return f"{name}{_ITEM}{int(index)}"
+
+
+def _item_source(name: str, source: str) -> str | None:
+    """The source of ``item_helper(base, i)``, or ``None`` if ``name`` is not one."""
+    base, _, index = name.rpartition(_ITEM)
+    arity = _arity(source, base) if base and index.isdigit() else None
+    if arity is None:
+        return None
+    params = ", ".join(f"a{i}" for i in range(arity))
+    return f"def {name}({params}):\n    return {base}({params})[{int(index)}]\n"
+
+
 class HelperNotAvailable(Exception):
     """The helper is not a scalar -> scalar function, or Numba cannot compile it
     for these argument dtypes (the message says which)."""
@@ -124,7 +163,7 @@ stats = {"built": 0, "loaded": 0, "rebuilt": 0}
 _lock = threading.RLock()
 _memory: dict = {}      # (name, arg dtypes) -> (HelperFunction, ir) or HelperNotAvailable
 _linked: dict = {}      # tuple of symbols -> helper_ir text
-_build_module: list = []  # the helper library compiled without Numba's cache (at most one)
+_build_modules: dict = {}  # library name -> the library executed without Numba's disk cache
 
 
 # =============================================================================
@@ -178,13 +217,24 @@ def _library() -> tuple[str, str]:
 _keys: dict = {}
 
 
+def _own_source() -> str:
+    """This module's code: how the IR is made from Numba's (the wrappers, the
+    inlining marks, the nested and item helpers) is part of the key too."""
+    try:
+        with open(__file__, encoding="utf-8") as f:
+            return f.read()
+    except OSError:  # (run from a zip: the version stands for it)
+        return f"minijax llvm_helpers, format {FORMAT}"
+
+
 def library_key() -> str:
     """A hash of everything the helpers' IR depends on (the cache folder's name)."""
     _, source = _library()
     key = _keys.get(source)
     if key is None:
-        parts = [f"format {FORMAT}", source, *map(_nested_source, sorted(NESTED)), numba.__version__, llvmlite.__version__,
-                 sys.version, f"opt {numba_config.OPT}", *host_cpu()]
+        parts = [f"format {FORMAT}", _own_source(), source,
+                 numba.__version__, llvmlite.__version__, sys.version,
+                 f"opt {numba_config.OPT}", *host_cpu()]
         key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
         _keys[source] = key
     return key
@@ -215,7 +265,16 @@ def helper_function(name: str, arg_dtypes) -> HelperFunction:
 
 def helper_ir(functions: Iterable[HelperFunction]) -> str:
     """One LLVM module's text defining the C-ABI symbol of each of ``functions``
-    (and everything they call), ready to be parsed and linked into a kernel."""
+    (and everything they call), ready to be parsed and linked into a kernel.
+
+    Link it into the kernel's module and optimize: Numba's functions
+    (``linkonce_odr``) are inlined and then dropped; the wrappers (``weak_odr``)
+    are inlined too but stay as symbols of their own, a few bytes each,
+    unless the caller internalizes them. What the helpers still call (the C
+    library's ``tan`` for ``_digamma``) is resolved where the code is loaded.
+    A kernel's machine-code cache should include :func:`library_key` in its
+    key: new helper IR, new kernels."""
+    functions = list(functions)
     symbols = tuple(sorted({f.symbol for f in functions}))
     with _lock:
         text = _linked.get(symbols)
@@ -231,20 +290,51 @@ def helper_module_ref(functions: Iterable[HelperFunction]) -> llvm.ModuleRef:
     module = llvm.parse_assembly("")
     module.triple = llvm.get_process_triple()
     for symbol in sorted(by_symbol):
-        f = by_symbol[symbol]
-        found = _memory.get((f.name, f.arg_dtypes))
-        if found is None or isinstance(found, HelperNotAvailable):
-            helper_function(f.name, f.arg_dtypes)
-            found = _memory[(f.name, f.arg_dtypes)]
-        module.link_in(llvm.parse_assembly(found[1]))
+        module.link_in(_parsed(by_symbol[symbol]))
     return module
 
 
-def prebuild(specs) -> dict:
-    """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached; returns
-    ``{(name, arg_dtypes): HelperFunction or the HelperNotAvailable}``. One call
-    builds what a machine's kernels need most in one go (see :func:`scalar_helpers`)."""
+def _parsed(f: HelperFunction) -> llvm.ModuleRef:
+    """The parsed IR of ``f``; an entry that does not parse (an intact file of
+    bad IR: say, written by a broken build) is built again."""
+    key = (f.name, f.arg_dtypes)
+    with _lock:
+        if not isinstance(_memory.get(key), tuple):
+            helper_function(f.name, f.arg_dtypes)
+        try:
+            return llvm.parse_assembly(_memory[key][1])
+        except RuntimeError:
+            stats["rebuilt"] += 1
+            outcome = _memory[key] = _build(f.name, f.arg_dtypes)
+            _write_atomically(_entry_path(*key), _entry_text(f.name, f.arg_dtypes, outcome))
+            return llvm.parse_assembly(outcome[1])
+
+
+def _common_helpers() -> list:
+    """The helpers the CPU rules call most, with the dtypes they call them with."""
+    f32, f64, u16, u32 = (np.dtype(t) for t in (np.float32, np.float64, np.uint16, np.uint32))
+    unary32 = ["_exp32", "_log32", "_log1p32", "_expm1_half", "_tanh32", "_logistic32",
+               "_erf32", "_erf_inv_w", "_erf_inv_poly", "_exp2_32", "_sinh32", "_cosh32",
+               "_atanh32", "_asinh32", "_acosh32", *NESTED, "_round_f16", "_round_bf16",
+               "_f2h", "_f2bf", "_round_away", "_sign"]
+    specs = [(name, (f32,)) for name in unary32]
+    specs += [("_h2f", (u16,)), ("_bf2f", (u16,)), ("_expm1_32", (f32,) * 3),
+              ("_erf_inv_end", (f32,) * 2), ("_round_away", (f64,)), ("_sign", (f64,))]
+    specs += [(name, (t, t)) for name in ("_fmax", "_fmin", "_arg_better_max",
+                                          "_arg_better_min") for t in (f32, f64)]
+    specs += [(item_helper("_threefry2x32", i), (u32,) * 4) for i in (0, 1)]
+    return specs
+
+
+def prebuild(specs=None) -> dict:
+    """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached (by default
+    the helpers the CPU rules call most: float32 math, float16 and bfloat16
+    rounding, max and min, threefry); returns ``{(name, arg_dtypes):
+    HelperFunction or the HelperNotAvailable}``. Builds a machine's library in
+    one go (2-3 s for the 40 common ones here; then 3 ms to read them), say at
+    install time or before a benchmark."""
     results = {}
+    specs = _common_helpers() if specs is None else specs
     for name, arg_dtypes in specs:
         arg_dtypes = tuple(np.dtype(d) for d in arg_dtypes)
         try:
@@ -372,23 +462,39 @@ def _helper_namespace():
     """The helper library, executed as a module of its own whose ``@njit``
     functions do NOT use Numba's disk cache: a compile result loaded from that
     cache holds machine code only, and we need the IR."""
-    if not _build_module:
-        library_name, source = _library()
+    library_name, source = _library()
+    if library_name not in _build_modules:
         uncached = source.replace("cache=True,", "cache=False,")
         module = pytypes.ModuleType(library_name + "_llvm")  # keeps the helpers' name prefix
-        decorator = helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
-        uncached += "".join(f"\n\n{decorator}\n{_nested_source(n)}" for n in sorted(NESTED))
+        uncached += "".join(f"\n\n{_uncached_decorator()}\n{_nested_source(n)}"
+                            for n in sorted(NESTED))
         exec(compile(uncached, f"<{module.__name__}>", "exec"), module.__dict__)
-        _build_module.append(module)
-    return _build_module[0]
+        _build_modules[library_name] = module
+    return _build_modules[library_name]
+
+
+def _dispatcher(name: str):
+    """Numba's dispatcher of helper ``name`` (an item helper is defined on demand)."""
+    namespace = _helper_namespace()
+    if name not in namespace.__dict__:
+        item = _item_source(name, _library()[1])
+        if item is None:
+            raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
+        exec(f"{_uncached_decorator()}\n{item}", namespace.__dict__)
+    return getattr(namespace, name)
+
+
+def _uncached_decorator() -> str:
+    return helpers._HELPER_DECORATOR.replace("cache=True,", "cache=False,")
 
 
 def _build(name: str, arg_dtypes: tuple):
     """Compile helper ``name`` for ``arg_dtypes`` with Numba: ``(HelperFunction, IR)``."""
-    parts = NESTED.get(name, (name,))
-    if not all(p in helpers.HELPERS for p in parts) or len(helpers.shared_helpers(parts)[1]) != len(parts):
+    parts = NESTED.get(name) or (name.rpartition(_ITEM)[0] if _ITEM in name else name,)
+    shared = all(p in helpers.HELPERS for p in parts) and helpers.shared_helpers(parts)[1]
+    if not shared or len(shared) != len(parts):
         raise HelperNotAvailable(f"{name} is not a helper of the shared helper library")
-    dispatcher = getattr(_helper_namespace(), name)
+    dispatcher = _dispatcher(name)
     signature = tuple(numba.from_dtype(d) for d in arg_dtypes)
     stats["built"] += 1
     try:
@@ -433,38 +539,53 @@ def _with_c_wrapper(numba_ir: str, mangled: str, function: HelperFunction) -> st
     if len(list(target.arguments)) != 2 + len(function.arg_dtypes):
         raise HelperNotAvailable(f"{function.name} does not take "
                                  f"{len(function.arg_dtypes)} scalars in Numba's IR")
+    if set(re.findall(r"\bret i32 (\S+)", str(target))) != {"0"}:
+        raise HelperNotAvailable(f"{function.name} may raise an exception, which a C "
+                                 "function cannot pass on")
     module = llvm.parse_assembly(str(module) + _c_wrapper(mangled, function))
     module.verify()
     return str(module)
 
 
-_LABEL = re.compile(r"^([-\w.$\"]+):", re.MULTILINE)
+_LABEL = re.compile(r"^([-\w.$\"]+):")
 _TARGET = re.compile(r"label %([-\w.$\"]+)")
 
 
 def _has_loop(function_ir: str) -> bool:
-    """Whether a branch in ``function_ir`` goes back to its own block or an
-    earlier one (LLVM prints blocks in an order where that is a loop's back edge)."""
-    order: dict = {}
-    current = None
+    """Whether the control-flow graph of ``function_ir`` (one function's text)
+    has a cycle: a depth-first walk from the entry block meets a block that is
+    still on its path (a loop's back edge)."""
+    successors: dict = {}
+    block = "<entry>"
     for line in function_ir.splitlines():
         label = _LABEL.match(line)
         if label:
-            current = order.setdefault(label.group(1), len(order))
-            continue
-        for target in _TARGET.findall(line):
-            if current is not None and target in order and order[target] <= current:
+            block = label.group(1)
+            successors.setdefault(block, [])
+        elif line.startswith("  "):  # an instruction (the entry block may have no label)
+            successors.setdefault(block, []).extend(_TARGET.findall(line))
+    on_path, done = set(), set()
+
+    def cycle_from(node) -> bool:
+        on_path.add(node)
+        for nxt in successors.get(node, ()):
+            if nxt in on_path or (nxt not in done and cycle_from(nxt)):
                 return True
-    return False
+        on_path.discard(node)
+        done.add(node)
+        return False
+    first = next(iter(successors), None)
+    return first is not None and cycle_from(first)
 
 
 def _c_wrapper(mangled: str, function: HelperFunction) -> str:
     """``<ret> @symbol(<args>)``: call Numba's function, return what it wrote.
 
-    The status Numba returns is ignored: a scalar helper compiled with
-    ``error_model="numpy"`` raises no exception (no exception means status 0).
+    The status is always 0: a helper that may raise is refused before
+    (:func:`_with_c_wrapper`; with ``error_model="numpy"`` an integer division
+    by zero raises nothing).
     """
-    params, args, lines = [], [], []
+    params, args, lines = [], ["ptr %ret", "ptr %excinfo"], []
     for i, dtype in enumerate(function.arg_dtypes):
         params.append(f"{_c_type(dtype)} %a{i}")
         if dtype.kind == "b":  # i1 in C, a byte for Numba
@@ -475,7 +596,7 @@ def _c_wrapper(mangled: str, function: HelperFunction) -> str:
     ret, inner = _c_type(function.return_dtype), _numba_ir_type(function.return_dtype)
     lines += [f"  %ret = alloca {inner}",
               "  %excinfo = alloca ptr",
-              f'  %status = call i32 @"{mangled}"(ptr %ret, ptr %excinfo{"".join(", " + a for a in args)})',
+              f'  %status = call i32 @"{mangled}"({", ".join(args)})',
               f"  %value = load {inner}, ptr %ret"]
     if function.return_dtype.kind == "b":
         lines += ["  %result = icmp ne i8 %value, 0", "  ret i1 %result"]
