@@ -10,10 +10,7 @@ operands of a commutative operation, and x86 returns the first operand's NaN;
 Numba's own kernels give +NaN or -NaN for the same input depending on whether
 the element fell in a vectorized iteration or in the loop's remainder).
 """
-import ctypes
 import operator
-import sys
-import types
 
 import numpy as np
 import pytest
@@ -23,58 +20,20 @@ import minijax.numpy as jnp
 from minijax import lax
 from minijax.backends.cpu import backend as numba_backend
 from minijax.backends.cpu import compile as compiler
+from minijax.backends.cpu.llvm_compile import load_kernel
 from minijax.backends.cpu.llvm_translate import (ArgSpec, NotTranslatable, arg_specs,
                                                  translate_kernel)
 from minijax.backends.cpu.llvm_translate_types import (arith_result, compare_type, shift_result,
                                                        unify)
 
-import llvmlite.binding as llvm
-
 
 # =============================================================================
-# A private runner: llvmlite's MCJIT on the translated module
+# Running both: llvm_compile.load_kernel and Numba's kernel
 # =============================================================================
-_engines = []   # kept alive: the machine code of every kernel compiled here
-
-
-def _target_machine():
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
-                                        opt=3, codemodel="jitdefault")
-
-
-def _helper_module_ir(kernel):
-    try:
-        from minijax.backends.cpu import llvm_helpers
-    except ImportError:
-        return None
-    return llvm_helpers.helper_ir(kernel.helpers) if kernel.helpers else None
-
-
-def run_translated(kernel, inputs):
-    """Compile ``kernel`` (a TranslatedKernel) and call it on ``inputs`` (NumPy arrays
-    or scalars as the Numba entry takes them); returns the outputs tuple."""
-    module = llvm.parse_assembly(kernel.ir)
-    helper_ir = _helper_module_ir(kernel)
-    if helper_ir:
-        module.link_in(llvm.parse_assembly(helper_ir))
-    module.verify()
-    machine = _target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    builder = llvm.create_pass_builder(machine, pto)
-    builder.getModulePassManager().run(module, builder)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
-    _engines.append(engine)
-    address = engine.get_function_address(kernel.function)
-    buffers = [np.ascontiguousarray(np.asarray(x)) for x in inputs]
-    outputs = [np.empty(spec.shape, spec.dtype) for spec in kernel.outputs]
-    fn = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (len(buffers) + len(outputs)))(address)
-    fn(*[b.ctypes.data for b in buffers], *[o.ctypes.data for o in outputs])
-    return tuple(outputs)
+def run_translated(kernel, inputs, specs):
+    """Compile ``kernel`` (a TranslatedKernel) with ``llvm_compile`` and call it on
+    ``inputs`` (as the Numba entry takes them); returns the outputs tuple."""
+    return load_kernel(kernel, specs)(*inputs)
 
 
 def run_numba(lowering, inputs):
@@ -114,10 +73,11 @@ def check_same_bits(f, *args):
     """Lower ``f``, translate its kernel, and compare both compilers' results bit for bit."""
     lowering = minijax.jit(f).lower(*args)._lowering
     assert hasattr(lowering, "source"), "the program did not lower to a kernel"
-    kernel = translate_kernel(lowering.source, lowering.fn_name, arg_specs(lowering.plan))
+    specs = arg_specs(lowering.plan)
+    kernel = translate_kernel(lowering.source, lowering.fn_name, specs)
     inputs = kernel_inputs(lowering, args)
     expected = run_numba(lowering, inputs)
-    got = run_translated(kernel, inputs)
+    got = run_translated(kernel, inputs, specs)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         # (Numba returns a scalar result as a Python scalar: its value in the output's dtype)
@@ -304,14 +264,25 @@ from numba import njit, prange
 def jit_f(a):
     out = np.empty((4,), dtype=np.float32)
     for i in prange(4):
-        out[i] = a[i]
+        for j in range(1):
+            out[i] = a[i]
     return (out, )
 '''
-    with pytest.raises(NotTranslatable, match="prange loop"):
-        translate_kernel(source, "jit_f", [ArgSpec(np.dtype(np.float32), (4,))])
-    source = source.replace("for i in prange(4):", "while True:").replace("out[i] = a[i]", "break")
-    kernel = translate_kernel(source, "jit_f", [ArgSpec(np.dtype(np.float32), (4,))])
-    assert kernel.outputs == [ArgSpec(np.dtype(np.float32), (4,))]
+    spec = [ArgSpec(np.dtype(np.float32), (4,))]
+    with pytest.raises(NotTranslatable, match="prange loop inside a prange loop"):
+        translate_kernel(source.replace("range(1)", "prange(1)"), "jit_f", spec)
     with pytest.raises(NotTranslatable, match="call to _own_helper"):
-        translate_kernel(source.replace("break", "x = _own_helper(a[0])"), "jit_f",
-                         [ArgSpec(np.dtype(np.float32), (4,))])
+        translate_kernel(source.replace("out[i] = a[i]", "out[i] = _own_helper(a[i])"), "jit_f", spec)
+    with pytest.raises(NotTranslatable, match="while ... else"):
+        translate_kernel(source.replace("for j in range(1):", "while False:\n            pass\n"
+                                        "        else:"), "jit_f", spec)
+    kernel = translate_kernel(source.replace("for j in range(1):", "while True:")
+                              .replace("out[i] = a[i]", "break"), "jit_f", spec)
+    assert kernel.outputs == [ArgSpec(np.dtype(np.float32), (4,))]
+
+
+def test_parallel_loops():
+    x = floats((300, 256))   # past the writer's threshold: prange loops
+    lowering = minijax.jit(lambda a: jnp.tanh(a) * 2 + 1).lower(x)._lowering
+    assert "prange(" in lowering.source
+    check_same_bits(lambda a: (jnp.tanh(a) * 2 + 1, jnp.sum(a, axis=1)), x)

@@ -203,7 +203,7 @@ class _Translator:
         self.helpers: dict = {}
         nparams = len(self.args) + len(self.returns)
         fnty = ir.FunctionType(ir.VoidType(), [_I8P] * nparams)
-        self.function = ir.Function(self.module, fnty, entry.name)
+        self.function = self.entry_function = ir.Function(self.module, fnty, entry.name)
         for a in self.function.args:
             a.add_attribute("noalias")
         self.alloca_block = self.function.append_basic_block("entry")
@@ -455,17 +455,18 @@ class _Translator:
         self.builder.branch(self.loops[-1][0])
 
     def _stmt_For(self, stmt):
-        """``for i in range(start, stop, step)``: a hidden int64 counter from ``start``
-        while below ``stop`` (above, for a negative step); ``i`` is assigned the
-        counter at the top of each iteration, so after the loop it holds the last
-        value, as in Python. ``prange`` loops are Numba's parfors: not translated."""
+        """``for i in range(start, stop, step)`` (and ``prange``: :meth:`_prange`)."""
         call = stmt.iter
         name = self._call_name(call) if isinstance(call, ast.Call) else None
-        if name in ("prange", "numba.prange"):
-            raise NotTranslatable("prange loop")
-        if name != "range" or call.keywords or stmt.orelse or not isinstance(stmt.target, ast.Name):
+        if (name not in ("range", "prange", "numba.prange") or call.keywords or stmt.orelse
+                or not isinstance(stmt.target, ast.Name)):
             raise NotTranslatable("for loop over something other than range")
         bounds = [self._int64(self._expr(a)) for a in call.args]
+        if name != "range":
+            if len(bounds) != 1:
+                raise NotTranslatable("prange with a start or a step")
+            self._prange(stmt, bounds[0])
+            return
         if len(bounds) == 1:
             start, stop, step = ir.Constant(_I64, 0), bounds[0], ir.Constant(_I64, 1)
         elif len(bounds) == 2:
@@ -474,6 +475,12 @@ class _Translator:
             start, stop, step = bounds
         if not isinstance(step, ir.Constant) or int(step.constant) == 0:
             raise NotTranslatable("range with a step known only at run time")
+        self._counted_loop(stmt, start, stop, int(step.constant))
+
+    def _counted_loop(self, stmt, start, stop, step: int) -> None:
+        """A hidden int64 counter from ``start`` while below ``stop`` (above, for a negative
+        step); ``i`` is assigned the counter at the top of each iteration, so after the
+        loop it holds the last value, as in Python."""
         b = self.builder
         counter = ir.IRBuilder(self.alloca_block).alloca(_I64, name=f"{stmt.target.id}.counter")
         b.store(start, counter)
@@ -482,8 +489,7 @@ class _Translator:
         b.branch(head)
         b.position_at_end(head)
         current = b.load(counter)
-        op = "<" if int(step.constant) > 0 else ">"
-        b.cbranch(b.icmp_signed(op, current, stop), body, end)
+        b.cbranch(b.icmp_signed("<" if step > 0 else ">", current, stop), body, end)
         b.position_at_end(body)
         self._assign_scalar(stmt.target.id, Scalar(current, INT64))
         self.loops.append((step_block, end))
@@ -493,9 +499,68 @@ class _Translator:
         if b.block.terminator is None:
             b.branch(step_block)
         b.position_at_end(step_block)
-        b.store(b.add(b.load(counter), step), counter)
+        b.store(b.add(b.load(counter), ir.Constant(_I64, step)), counter)
         b.branch(head)
         b.position_at_end(end)
+
+    def _prange(self, stmt, n: ir.Value) -> None:
+        """``for i in prange(n)``: Numba's parfor, made by hand (:mod:`.llvm_parallel`).
+
+        The loop's body becomes a function ``body(start, stop, data)`` running the
+        iterations ``[start, stop)``; what it reads of the kernel's variables is
+        *captured*: the current value of each scalar and the pointer of each array
+        go into a struct (``data``), and the body starts with copies of them (a
+        scalar the body assigns is its own, as a parfor's private variables are).
+        Arrays the body makes are allocated by each call of the body (one per
+        thread), not shared. The pool splits ``[0, n)`` between its threads; the
+        writer's ``prange`` iterations are independent, so the bits do not depend
+        on the split.
+        """
+        from minijax.backends.cpu import llvm_parallel
+        if self.function is not self.entry_function:
+            raise NotTranslatable("prange loop inside a prange loop")
+        read = {node.id for node in ast.walk(stmt) if isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Load)}
+        captured, values = [], []
+        for name in sorted(read):
+            found = self.vars.get(name)
+            if found is None:
+                continue   # assigned in the body (or a module name: np, a helper)
+            value = self._name(name)
+            if isinstance(value, Scalar):
+                captured.append((name, value.dtype))
+                values.append(value.value)
+            elif isinstance(value, Array):
+                captured.append((name, value))
+                values.append(value.ptr)
+            else:
+                raise NotTranslatable("a tuple read by a prange loop")
+        values = values or [ir.Constant(_I64, 0)]
+        data, struct_type = llvm_parallel.pack_captures(self.builder, values)
+        self._prange_count = getattr(self, "_prange_count", 0) + 1
+        body = llvm_parallel.declare_body(self.module, f"{self.entry.name}.prange{self._prange_count}")
+        saved = (self.function, self.alloca_block, self.builder, self.temps, self.vars,
+                 self.loops, self.scopes)
+        self.function, self.temps, self.vars, self.loops = body, [], {}, []
+        self.alloca_block = body.append_basic_block("entry")
+        self.builder = ir.IRBuilder(body.append_basic_block("body"))
+        try:
+            start, stop, raw = body.args
+            unpacked = llvm_parallel.unpack_captures(self.builder, raw, struct_type)
+            for (name, what), value in zip(captured, unpacked):
+                if isinstance(what, Array):
+                    self.vars[name] = _Binding(Array(value, what.dtype, what.shape, what.strides), ())
+                else:
+                    self._assign_scalar(name, Scalar(value, what))
+            self._counted_loop(stmt, start, stop, 1)
+            for temp in self.temps:
+                free(self.builder, temp)
+            self.builder.ret_void()
+            ir.IRBuilder(self.alloca_block).branch(body.blocks[1])
+        finally:
+            (self.function, self.alloca_block, self.builder, self.temps, self.vars,
+             self.loops, self.scopes) = saved
+        llvm_parallel.parallel_for(self.module, self.builder, body, n, data)
 
     def _scope(self):
         translator = self
