@@ -399,6 +399,8 @@ class _Translator:
                 b.store(_stored(b, value), b.bitcast(out, memory_type(dtype).as_pointer()))
                 self.outputs.append(ArgSpec(dtype, ()))
             elif isinstance(value, Array):
+                if not value.static:
+                    raise NotTranslatable("returning an array of a shape known only at run time")
                 self.outputs.append(ArgSpec(value.dtype, value.shape))
                 if not (isinstance(expr, ast.Name) and self.in_place.get(k) == expr.id):
                     dst = Array(b.bitcast(out, memory_type(value.dtype).as_pointer()),
@@ -608,8 +610,8 @@ class _Translator:
             return Scalar(ir.Constant(llvm_type(FLOAT64), _CONSTANTS[name]), FLOAT64)
         base = self._expr(node.value)
         if isinstance(base, Array) and node.attr == "shape":
-            return tuple(Scalar(ir.Constant(_I64, d), INT64) for d in base.shape)
-        if isinstance(base, Array) and node.attr == "size":
+            return tuple(Scalar(_dim_value(d), INT64) for d in base.shape)
+        if isinstance(base, Array) and node.attr == "size" and base.static:
             return Scalar(ir.Constant(_I64, base.size), INT64)
         raise NotTranslatable(f"attribute {name}")
 
@@ -752,6 +754,21 @@ class _Translator:
                 dynamic.append((Scalar(start, INT64), dim, stride))
                 shape.append(length)
                 strides.append(stride)
+            elif isinstance(part, ast.Slice) and not self._constant_slice(part, dim):
+                # bounds known at run time (a product's block of rows): a shape known
+                # only at run time too, which only the BLAS calls and element accesses take
+                if part.step is not None:
+                    raise NotTranslatable("slice with a step and bounds known only at run time")
+                start = self._slice_start(self._index_scalar(part.lower), dim) \
+                    if part.lower is not None else ir.Constant(_I64, 0)
+                stop = self._slice_start(self._index_scalar(part.upper), dim) \
+                    if part.upper is not None else _dim_value(dim)
+                length = b.sub(stop, start)
+                length = b.select(b.icmp_signed("<", length, ir.Constant(_I64, 0)),
+                                  ir.Constant(_I64, 0), length)
+                dynamic.append((Scalar(start, INT64), dim, stride))
+                shape.append(length)
+                strides.append(stride)
             elif isinstance(part, ast.Slice):
                 bounds = [self._constant_int(e) if e is not None else None
                           for e in (part.lower, part.upper, part.step)]
@@ -774,11 +791,22 @@ class _Translator:
                           view_.strides)
         return view_
 
-    def _slice_start(self, start: Scalar, dim: int) -> ir.Value:
-        """A slice's start as Numba fixes it: ``+ dim`` if negative, then within [0, dim]."""
+    def _constant_slice(self, part: ast.Slice, dim) -> bool:
+        """Are the slice's bounds (and the axis's length) known now?"""
+        if not isinstance(dim, int):
+            return False
+        for e in (part.lower, part.upper, part.step):
+            if e is not None:
+                value = self._expr(e)
+                if not (isinstance(value, Scalar) and isinstance(value.value, ir.Constant)):
+                    return False
+        return True
+
+    def _slice_start(self, start: Scalar, dim) -> ir.Value:
+        """A slice bound as Numba fixes it: ``+ dim`` if negative, then within [0, dim]."""
         b = self.builder
         value = cast(b, start.value, start.dtype, INT64)
-        zero, size = ir.Constant(_I64, 0), ir.Constant(_I64, dim)
+        zero, size = ir.Constant(_I64, 0), _dim_value(dim)
         value = b.select(b.icmp_signed("<", value, zero), b.add(value, size), value)
         value = b.select(b.icmp_signed("<", value, zero), zero, value)
         return b.select(b.icmp_signed(">", value, size), size, value)
@@ -1078,7 +1106,8 @@ class _Translator:
         flags, acc, one_thread = _GEMM.match(name).groups()
         trans_a, trans_b = flags[0] == "t", flags[1] == "t"
         a, b_, out = arrays
-        if any(x.dtype != np.float32 or len(x.shape) != 2 or (x.shape[1] > 1 and x.strides[1] != 1)
+        if any(x.dtype != np.float32 or len(x.shape) != 2
+               or (x.strides[1] != 1 and not (isinstance(x.shape[1], int) and x.shape[1] <= 1))
                for x in arrays):
             raise NotTranslatable(f"{name} on non-float32 or non-row-contiguous matrices")
         builder = self.builder
@@ -1102,10 +1131,13 @@ class _Translator:
             return builder.bitcast(x, _I8P)
 
         def leading(x):   # the helper's _leading: the row stride, at least a row, at least 1
-            return ir.Constant(_I64, max(x.strides[0], x.shape[1], 1))
+            if isinstance(x.shape[1], int):
+                return ir.Constant(_I64, max(x.strides[0], x.shape[1], 1))
+            most = ir.Constant(_I64, max(x.strides[0], 1))
+            return builder.select(builder.icmp_signed(">", x.shape[1], most), x.shape[1], most)
         builder.call(fn, [ir.Constant(i8, ord("s")), ir.Constant(i8, ord("T" if trans_b else "N")),
                           ir.Constant(i8, ord("T" if trans_a else "N")),
-                          ir.Constant(_I64, n), ir.Constant(_I64, m), ir.Constant(_I64, k),
+                          _dim_value(n), _dim_value(m), _dim_value(k),
                           ptr(alpha), ptr(b_.ptr), leading(b_), ptr(a.ptr), leading(a),
                           ptr(beta), ptr(out.ptr), leading(out)])
         return None
@@ -1115,6 +1147,11 @@ class _Translator:
             return self.module.get_global(symbol)
         except KeyError:
             return ir.Function(self.module, fnty, symbol)
+
+
+def _dim_value(dim) -> ir.Value:
+    """An axis length as an int64 value (a constant, or a length known at run time)."""
+    return ir.Constant(_I64, dim) if isinstance(dim, int) else dim
 
 
 def _start_plus_constant(part: ast.Slice) -> bool:

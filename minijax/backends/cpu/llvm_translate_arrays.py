@@ -54,14 +54,28 @@ class Array:
     strides: tuple[int, ...]
 
     @property
+    def static(self) -> bool:
+        """Is the shape known now? (A view of a slice with run-time bounds has an
+        ``ir.Value`` for a length: only element accesses and BLAS calls take it.)"""
+        return all(isinstance(d, int) for d in self.shape)
+
+    @property
     def size(self) -> int:
+        _require_static(self)
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def contiguous(self) -> bool:
         """C-contiguous (its strides are C's, ignoring axes of length 1)."""
+        _require_static(self)
         return all(s == c or d == 1 for s, c, d in zip(self.strides, c_strides(self.shape),
                                                          self.shape))
+
+
+def _require_static(array: Array) -> None:
+    if not array.static:
+        from minijax.backends.cpu.llvm_translate import NotTranslatable
+        raise NotTranslatable("array of a shape known only at run time")
 
 
 def _int64(builder, index: Scalar) -> ir.Value:
@@ -70,7 +84,7 @@ def _int64(builder, index: Scalar) -> ir.Value:
 
 def _wrapped(builder, index: Scalar, dim: int) -> ir.Value:
     """An index as int64, a negative one counted from the end (Numba's wraparound)."""
-    if isinstance(index.value, ir.Constant) and index.dtype.kind in "iu":
+    if isinstance(index.value, ir.Constant) and index.dtype.kind in "iu" and isinstance(dim, int):
         v = int(index.value.constant)
         if index.dtype.kind == "u":
             v %= 2 ** (8 * index.dtype.itemsize)
@@ -79,7 +93,8 @@ def _wrapped(builder, index: Scalar, dim: int) -> ir.Value:
     if index.dtype.kind != "i":
         return value
     negative = builder.icmp_signed("<", value, ir.Constant(_I64, 0))
-    return builder.select(negative, builder.add(value, ir.Constant(_I64, dim)), value)
+    size = ir.Constant(_I64, dim) if isinstance(dim, int) else dim
+    return builder.select(negative, builder.add(value, size), value)
 
 
 def element_pointer(builder, array: Array, indices: list[Scalar]) -> ir.Value:
@@ -124,6 +139,9 @@ def view(array: Array, shape, dtype=None) -> Array:
 def loop_nest(builder: ir.IRBuilder, shape, body) -> None:
     """Emit loops over ``shape`` (C order) calling ``body(indices)`` innermost, where
     ``indices`` are int64 :class:`Scalar` values."""
+    if not all(isinstance(d, int) for d in shape):
+        from minijax.backends.cpu.llvm_translate import NotTranslatable
+        raise NotTranslatable("array of a shape known only at run time")
     def level(d, indices):
         if d == len(shape):
             body(indices)
@@ -165,6 +183,9 @@ class _for_range:
 
 def allocate(builder: ir.IRBuilder, dtype: np.dtype, shape) -> Array:
     """A new C-contiguous array: ``aligned_alloc(64, nbytes)`` (rounded up to 64 bytes)."""
+    if not all(isinstance(d, int) for d in shape):
+        from minijax.backends.cpu.llvm_translate import NotTranslatable
+        raise NotTranslatable("array of a shape known only at run time")
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     nbytes = max(64, -(-nbytes // 64) * 64)
     module = builder.module
