@@ -47,7 +47,7 @@ def kernel_inputs(lowering, args):
     """The entry's arguments: the constants, then ``args``, as the Numba entry takes them."""
     closed = lowering.plan.closed_jaxpr
     consts = [numba_backend._prepare(c, v.aval) for c, v in zip(closed.consts, closed.jaxpr.constvars)]
-    return consts + [numba_backend._prepare(np.asarray(x), v.aval)
+    return consts + [numba_backend._prepare(x, v.aval)
                      for x, v in zip(args, closed.jaxpr.invars)]
 
 
@@ -286,3 +286,94 @@ def test_parallel_loops():
     lowering = minijax.jit(lambda a: jnp.tanh(a) * 2 + 1).lower(x)._lowering
     assert "prange(" in lowering.source
     check_same_bits(lambda a: (jnp.tanh(a) * 2 + 1, jnp.sum(a, axis=1)), x)
+
+
+@pytest.mark.parametrize("fn", [jnp.exp, jnp.log, jnp.tanh, jnp.sin, jnp.cos, jnp.log1p,
+                                jnp.expm1, lax.logistic, lax.erf, jnp.sqrt, lax.rsqrt],
+                         ids=lambda f: getattr(f, "__name__", "f"))
+def test_transcendentals_through_the_helper_library(fn):
+    check_same_bits(fn, floats((7, 9)))
+
+
+def test_bfloat16():
+    import ml_dtypes
+    x = floats((4, 5)).astype(ml_dtypes.bfloat16)
+    check_same_bits(lambda a: (a * a - 1, jnp.exp(a)), x)
+
+
+def test_bool_and_integer_reductions():
+    b, i = bools((5, 6)), ints((5, 6), np.int8)
+    check_same_bits(lambda p, q: (jnp.any(p, axis=1), jnp.all(p, axis=0), jnp.sum(q, axis=1),
+                                  jnp.max(q, axis=1), jnp.argmin(q, axis=0)), b, i)
+
+
+def test_random_bits_inline_threefry():
+    key = minijax.random.key(3)
+    check_same_bits(lambda k: (minijax.random.uniform(k, (5, 7)), minijax.random.normal(k, (9,)),
+                               minijax.random.bits(k, (4,))), key)
+
+
+def test_scan_with_an_array_carry():
+    x = floats((6, 4))
+    x = np.nan_to_num(x, posinf=3, neginf=-3)
+
+    def f(xs):
+        def body(c, row):
+            c = c * 0.5 + row
+            return c, jnp.sum(c)
+        return lax.scan(body, jnp.zeros(4, jnp.float32), xs)
+    check_same_bits(f, x)
+
+
+def test_while_loop_and_dynamic_slice():
+    x = floats((8, 5))
+
+    def f(a, i):
+        def cond(s):
+            return s[0] < 5
+
+        def body(s):
+            return s[0] + 1, s[1] * 2.0 + 1.0
+        n, v = lax.while_loop(cond, body, (jnp.int32(0), a[0]))
+        return v, lax.dynamic_slice(a, (i, 1), (2, 3)), n
+    check_same_bits(f, x, np.int32(3))
+    check_same_bits(f, x, np.int32(-4))   # a start out of range: clamped
+
+
+def test_convolution():
+    x = floats((2, 8, 8, 3))
+    w = floats((3, 3, 3, 4)) * 0.1
+    x, w = np.nan_to_num(x, posinf=1, neginf=-1), np.nan_to_num(w, posinf=1, neginf=-1)
+    check_same_bits(lambda a, k: lax.conv_general_dilated(
+        a, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), x, w)
+
+
+def test_mlp_training_step():
+    """Chapter 14's step: value_and_grad of a tanh MLP's softmax cross-entropy, SGD."""
+    rng = np.random.default_rng(5)
+    sizes = (20, 32, 10)
+    params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
+               np.zeros(n, np.float32)) for m, n in zip(sizes[:-1], sizes[1:])]
+    x = rng.standard_normal((16, sizes[0])).astype(np.float32)
+    labels = np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], 16)]
+
+    def loss_fn(params, x, labels):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.tanh(h @ w + b)
+        w, b = params[-1]
+        logp = minijax.nn.log_softmax(h @ w + b, axis=-1)
+        return -jnp.mean(jnp.sum(logp * labels, axis=-1))
+
+    def step(w1, b1, w2, b2, x, labels):
+        params = [(w1, b1), (w2, b2)]
+        loss, grads = minijax.value_and_grad(loss_fn)(params, x, labels)
+        return loss, [(w - 0.01 * gw, b - 0.01 * gb) for (w, b), (gw, gb) in zip(params, grads)]
+    kernel = check_same_bits(step, *params[0], *params[1], x, labels)
+    assert "numba_xxgemm" in kernel.ir
+
+
+def test_sort_is_left_to_numba():
+    lowering = minijax.jit(lambda a: jnp.sort(a)).lower(floats((3, 5)))._lowering
+    with pytest.raises(NotTranslatable, match="_sort_perm_1"):
+        translate_kernel(lowering.source, lowering.fn_name, arg_specs(lowering.plan))
