@@ -66,7 +66,8 @@ from llvmlite import ir
 
 from minijax.backends.cpu import llvm_translate_ops as ops
 from minijax.backends.cpu.llvm_translate_arrays import (
-    Array, _wrapped, allocate, c_strides, copy_into, fill, free, load, offset_view, store, view)
+    Array, _wrapped, allocate, c_strides, copy_into, fill, free, load, loop_nest, offset_view,
+    store, view)
 from minijax.backends.cpu.llvm_translate_types import (
     BOOL, FLOAT64, INT64, Scalar, cast, is_float, is_int, literal_dtype, llvm_type,
     memory_type, truth, unify)
@@ -275,9 +276,15 @@ class _Translator:
     def _statement(self, stmt) -> None:
         kind = type(stmt).__name__
         method = getattr(self, "_stmt_" + kind, None)
-        if method is None:
-            raise NotTranslatable(f"ast.{kind}")
-        method(stmt)
+        try:
+            if method is None:
+                raise NotTranslatable(f"ast.{kind}")
+            method(stmt)
+        except NotTranslatable as e:
+            if not getattr(e, "located", False) and self.namespace == "":
+                e.args = (f"{e.args[0]} (line {stmt.lineno}: {ast.unparse(stmt).splitlines()[0][:80]})",)
+                e.located = True
+            raise
 
     def _stmt_Expr(self, stmt):
         if isinstance(stmt.value, ast.Constant):
@@ -313,6 +320,12 @@ class _Translator:
             for t, v in zip(target.elts, value):
                 self._assign(t, v)
         elif isinstance(target, ast.Subscript):
+            if isinstance(value, Array):   # x[i] = row: the elements copied into the view
+                window = self._expr(target)
+                if not isinstance(window, Array) or window.shape != value.shape:
+                    raise NotTranslatable("assignment of an array to a slice of another shape")
+                copy_into(self.builder, window, value)
+                return
             array, indices = self._element(target)
             if not isinstance(value, Scalar):
                 raise NotTranslatable("assignment of an array to a slice")
@@ -892,6 +905,8 @@ class _Translator:
         if method == "ravel":
             return view(base, (base.size,)) if base.contiguous else self._copy(
                 base, base.dtype, out, shape=(base.size,))
+        if method in ("any", "all") and not node.args:
+            return self._any_all(base, method)
         if method == "astype":
             return self._copy(base, self._dtype(node.args[0]), out)
         if method == "copy":
@@ -903,6 +918,19 @@ class _Translator:
             ptr = self.builder.bitcast(base.ptr, memory_type(dtype).as_pointer())
             return Array(ptr, dtype, base.shape, base.strides)
         raise NotTranslatable(f"method .{method}")
+
+    def _any_all(self, array: Array, method: str) -> Scalar:
+        """``x.any()`` / ``x.all()``: a loop or-ing (and-ing) each element's truth."""
+        b = self.builder
+        result = ir.IRBuilder(self.alloca_block).alloca(ir.IntType(1), name=method)
+        b.store(ir.Constant(ir.IntType(1), int(method == "all")), result)
+
+        def body(indices):
+            element = load(b, array, indices)
+            combine = b.or_ if method == "any" else b.and_
+            b.store(combine(b.load(result), truth(b, element.value, element.dtype)), result)
+        loop_nest(b, array.shape, body)
+        return Scalar(b.load(result), BOOL)
 
     def _dtype(self, node) -> np.dtype:
         name = _dotted(node)
@@ -1193,17 +1221,27 @@ def _aliased_names(entry: ast.FunctionDef) -> set:
             if isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Tuple):
                 pairs = list(zip(node.targets[0].elts, node.value.elts))
             kept.update(v.id for t, v in pairs if isinstance(v, ast.Name)
+                        and not isinstance(t, ast.Subscript)   # x[i] = v copies v
                         and not (isinstance(t, ast.Name) and t.id in rebound))
     return kept
 
 
 def _rebound_names(entry: ast.FunctionDef) -> set:
-    """The names bound more than once in the function."""
+    """The names bound more than once in the function, one of the bindings inside a loop
+    or a branch (which binding a use sees is then known only at run time). A name bound
+    again in straight-line code (``o = o.reshape((2, 2))``) is just bound anew."""
     counts: dict = {}
-    for node in ast.walk(entry):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return {name for name, count in counts.items() if count > 1}
+    nested: set = set()
+
+    def visit(statements, inside: bool):
+        for stmt in statements:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    counts[node.id] = counts.get(node.id, 0) + 1
+                    if inside or isinstance(stmt, (ast.For, ast.While, ast.If)):
+                        nested.add(node.id)
+    visit(entry.body, False)
+    return {name for name, count in counts.items() if count > 1 and name in nested}
 
 
 def _stored(builder, value: Scalar) -> ir.Value:
