@@ -307,6 +307,7 @@ def test_bool_and_integer_reductions():
                                   jnp.max(q, axis=1), jnp.argmin(q, axis=0)), b, i)
 
 
+@pytest.mark.slow   # (Numba's compile of the threefry kernels: about 9 s)
 def test_random_bits_inline_threefry():
     key = minijax.random.key(3)
     check_same_bits(lambda k: (minijax.random.uniform(k, (5, 7)), minijax.random.normal(k, (9,)),
