@@ -226,12 +226,16 @@ class Compiled(_BackendStage):
     def _executable(self):
         return self._program
 
-    def as_text(self, *, assembly: bool = False) -> str | None:
-        """The compiled program's text: for Numba the optimized LLVM IR, or with
-        ``assembly=True`` the machine code (JAX prints XLA's optimized HLO)."""
+    def as_text(self, *, assembly: bool = False, emitted: bool = False) -> str | None:
+        """The compiled program's text: for the CPU backend the optimized LLVM IR
+        (``emitted=True``: the IR as minijax's translator emitted it, before LLVM
+        optimized it), or with ``assembly=True`` the machine code (JAX prints
+        XLA's optimized HLO)."""
         try:
             if assembly:
                 return self._executable.as_text(assembly=True)
+            if emitted:
+                return self._executable.as_text(emitted=True)
             return self._executable.as_text()
         except NotImplementedError:
             return None

@@ -33,7 +33,7 @@ from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
-from minijax.backends.cpu import host_calls
+from minijax.backends.cpu import host_calls, kernel_compiler
 from minijax.backends.cpu.thread_budget import after_one_thread_products, fit_to_machine
 from minijax.backends.cpu import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cpu.rules import LOWERINGS
@@ -184,8 +184,9 @@ class NumbaExecutable(Executable):
         super().__init__(lowering)
         closed = lowering.plan.closed_jaxpr
         jaxpr = closed.jaxpr
-        self.kernel, self.signature, self.cache_hit = compiler.compile_kernel(
-            lowering.source, lowering.fn_name, compiler.kernel_signature(lowering.plan))
+        self.compiled = kernel_compiler.compile_kernel(lowering)
+        self.kernel, self.signature = self.compiled.fn, self.compiled.signature
+        self.cache_hit = self.compiled.cache_hit
         self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
         self._const_avals = [v.aval for v in jaxpr.constvars]
         self._sources = output_sources(jaxpr)
@@ -247,10 +248,19 @@ class NumbaExecutable(Executable):
                 outs.append(as_output_array(k, aval))
         return outs
 
-    def as_text(self, assembly: bool = False) -> str:
-        """The optimized LLVM IR of the entry function (Numba's ``inspect_llvm``),
-        or with ``assembly=True`` its machine code (``inspect_asm``)."""
-        kernel = self.kernel
+    def as_text(self, assembly: bool = False, emitted: bool = False) -> str:
+        """The kernel's optimized LLVM IR: for our compiler the whole module after
+        LLVM's -O3 (``emitted=True``: the IR our translator emitted, before any
+        optimization), for a kernel Numba compiled its entry function's
+        (``inspect_llvm``); with ``assembly=True`` the machine code."""
+        ours = self.compiled.llvm
+        if ours is not None:
+            if assembly:
+                return ours.assembly()
+            if emitted:
+                return ours.translated.ir
+            return _entry_ir(ours.optimized_ir, self.lowering.fn_name)
+        kernel = self.compiled.numba
         if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
             options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
             kernel = numba.njit(**options)(kernel.py_func)  # njit implies nopython
@@ -302,7 +312,8 @@ class NumbaCPUBackend(Backend):
     def compile(self, lowering, **options):
         if isinstance(lowering, InterpreterLowering):
             return InterpreterExecutable(lowering)
-        if background_compile_option.value:
+        # compiling in the background pays for Numba's slow compiles; ours is quick
+        if background_compile_option.value and kernel_compiler.needs_numba(lowering):
             module = compiler.load_module(lowering.source)
             if not is_cached(module):  # warm: loading is faster than interpreting
                 interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
