@@ -301,12 +301,25 @@ def _note_run_time(executable, seconds: float) -> None:
         executable._fastest_run_seconds = seconds
 
 
+def _label_and_effects(executable) -> tuple[str, frozenset]:
+    """The profiler's name of ``executable`` (``jit(f)``) and its effects, found once
+    per executable (both are fixed when it is compiled)."""
+    try:
+        return executable._dispatch_label_and_effects
+    except AttributeError:
+        found = (f"jit({executable.name})", effects_of_executable(executable))
+        executable._dispatch_label_and_effects = found
+        return found
+
+
 def execute_executable(executable, flat_args, device=None) -> list:
     """``registry.execute``'s executor: queue the executable (or run it inline)."""
     if running.busy:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
-    effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
+    label, effects = _label_and_effects(executable)
+    if _effects_hook is None:
+        effects = no_effects
     if device.queue_is_own and not effects:
         # a GPU (chapter 10): the executable queues its kernels on the device's CUDA
         # stream and returns at once; that stream is the device's queue. A program
@@ -315,7 +328,7 @@ def execute_executable(executable, flat_args, device=None) -> list:
         # as on the CPU, so that the caller does not wait.
         run_on = getattr(executable, "run_on", None)  # the device it was asked to run on
         try:
-            return _run_inline(f"jit({executable.name})", device,
+            return _run_inline(label, device,
                                lambda: run_on(device, flat_args) if run_on is not None
                                else executable(*flat_args))
         except Exception as e:  # raised where an output is read
@@ -327,16 +340,31 @@ def execute_executable(executable, flat_args, device=None) -> list:
     quick = effects or (fastest is not None and fastest <= INLINE_MAX_SECONDS)
     if (_inline and quick and stream.idle()
             and _all_ready(_buffers_of(flat_args)) and _nothing_to_wait_for(effects)):
-        t0 = time.perf_counter()
-        try:
-            outs = _run_inline(f"jit({executable.name})", device, lambda: executable(*flat_args))
-        except Exception as e:
-            _ran_inline(effects, device, e)
-            return _failed_arrays(executable.out_avals, device, e)
-        _ran_inline(effects, device)
-        _note_run_time(executable, time.perf_counter() - t0)
-        return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
-                for o in outs]
+        if effects or profiler.is_tracing():
+            t0 = time.perf_counter()
+            try:
+                outs = _run_inline(label, device, lambda: executable(*flat_args))
+            except Exception as e:
+                _ran_inline(effects, device, e)
+                return _failed_arrays(executable.out_avals, device, e)
+            _ran_inline(effects, device)
+            _note_run_time(executable, time.perf_counter() - t0)
+        else:
+            # The common inline run, spelled out: no effects, no profiler event. Its
+            # time is not noted: it ran inline because its fastest run was already
+            # quick, and a faster one changes no later decision.
+            running.busy = True
+            try:
+                outs = executable(*flat_args)
+            except Exception as e:  # raised where an output is read
+                return _failed_arrays(executable.out_avals, device, e)
+            finally:
+                running.busy = False
+        for o in outs:
+            if o._buffer.device is not device and o.device != device:
+                return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
+                        for o in outs]
+        return outs
     snapshot = [_snapshot(x) for x in flat_args]
     avals = executable.out_avals
 
@@ -346,7 +374,7 @@ def execute_executable(executable, flat_args, device=None) -> list:
         values = [_host_value(o, a) for o, a in zip(outs, avals)]
         _note_run_time(executable, time.perf_counter() - t0)
         return values
-    outs = _enqueue(f"jit({executable.name})", run, flat_args, avals, device, effects)
+    outs = _enqueue(label, run, flat_args, avals, device, effects)
     for i, k in _forwarded(executable):  # an input returned as it is stays that Array
         x = flat_args[k]
         if isinstance(x, Array) and x.aval == avals[i]:
