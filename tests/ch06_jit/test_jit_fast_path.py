@@ -1,0 +1,198 @@
+"""jit's fast path: a repeated call on Arrays skips the full path, and gives what it gave.
+
+The first call of a signature takes the full path (pytree, cache key, trace
+cache, checks, backend) and remembers what a later call with the same avals
+needs; these tests call each program at least twice, so that the second call
+takes the fast path, and check it against NumPy, JAX's printed values, and the
+behaviour of the full path (options, transformations, cleared caches, errors).
+"""
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax import dtypes
+from minijax.backends import registry
+from minijax.jit import _executables
+
+x_np = np.linspace(-2, 2, 16, dtype=np.float32)
+
+
+def _twice(f, *args):
+    """``f(*args)`` twice: the first call fills the fast path, the second takes it."""
+    first = f(*args)
+    return first, f(*args)
+
+
+def test_repeated_calls_agree_with_numpy_and_stay_asynchronous():
+    f = minijax.jit(lambda x: x * 2 + 1)
+    x = jnp.asarray(x_np)
+    for y in _twice(f, x):
+        assert type(y) is minijax.Array and y.dtype == np.float32 and y.shape == (16,)
+        np.testing.assert_array_equal(np.asarray(y), x_np * 2 + 1)
+    assert len(f._fast) == 1  # the second call found the remembered entry
+
+
+def test_chain_of_calls_agrees_with_numpy():
+    f = minijax.jit(lambda x: x * 0.5 + 1)
+    x, want = jnp.asarray(x_np), x_np.copy()
+    for _ in range(50):
+        x, want = f(x), want * np.float32(0.5) + np.float32(1)
+    np.testing.assert_allclose(np.asarray(x), want, rtol=1e-6)
+
+
+def test_weak_and_strong_arrays_are_different_entries():
+    g = minijax.jit(lambda x: x + 1)
+    weak = minijax.jit(lambda: 2.0)()
+    strong = jnp.asarray(np.float32(2.0))
+    for _ in range(2):
+        # from JAX 0.10.2: Array(3., dtype=float32, weak_type=True), then without weak_type
+        assert repr(g(weak)) == "Array(3., dtype=float32, weak_type=True)"
+        assert repr(g(strong)) == "Array(3., dtype=float32)"
+    assert len(g._fast) == 2
+
+
+def test_python_scalars_and_numpy_arguments_take_the_full_path_with_the_same_results():
+    g = minijax.jit(lambda x: x + 1)
+    for _ in range(2):
+        assert repr(g(2.0)) == "Array(3., dtype=float32, weak_type=True)"  # from JAX 0.10.2
+        np.testing.assert_array_equal(np.asarray(g(x_np)), x_np + 1)
+    assert not g._fast
+
+
+def test_pytree_outputs_with_none_and_dicts():
+    f = minijax.jit(lambda x, y: {"sum": x + y, "none": None, "pair": (x, y * 2)})
+    x, y = jnp.asarray(x_np), jnp.asarray(x_np[::-1].copy())
+    for out in _twice(f, x, y):
+        assert set(out) == {"sum", "none", "pair"} and out["none"] is None
+        np.testing.assert_array_equal(np.asarray(out["sum"]), x_np + x_np[::-1])
+        np.testing.assert_array_equal(np.asarray(out["pair"][1]), x_np[::-1] * 2)
+        assert out["pair"][0] is x  # an input returned as it is stays that Array
+
+
+def test_a_non_contiguous_array_argument():
+    x = jnp.asarray(np.arange(24, dtype=np.float32).reshape(4, 6)).T  # eager transpose
+    f = minijax.jit(lambda a: a * 3 - 1)
+    for y in _twice(f, x):
+        np.testing.assert_array_equal(np.asarray(y), np.arange(24, dtype=np.float32)
+                                      .reshape(4, 6).T * 3 - 1)
+
+
+def test_donated_arguments_are_consumed_on_every_call():
+    f = minijax.jit(lambda a: a + 1, donate_argnums=0)
+    for _ in range(2):
+        x = jnp.asarray(x_np)
+        y = f(x)
+        assert x.is_deleted()
+        np.testing.assert_array_equal(np.asarray(y), x_np + 1)
+        with pytest.raises(RuntimeError, match="deleted"):
+            f(x)
+
+
+def test_a_deleted_argument_raises_at_the_call():
+    f = minijax.jit(lambda a: a - 1)
+    x = jnp.asarray(x_np)
+    f(x), f(x)
+    x.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(x)
+
+
+def test_an_error_inside_the_program_surfaces_where_the_value_is_read():
+    def host(v):
+        if np.any(v > 100):
+            raise ValueError("too big")
+        return v
+
+    f = minijax.jit(lambda a: minijax.pure_callback(
+        host, minijax.ShapeDtypeStruct(a.shape, a.dtype), a) * 2)
+    ok, big = jnp.asarray(x_np), jnp.asarray(x_np + 1000)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(f(ok)), x_np * 2)
+        y = f(big)  # the call itself does not raise
+        assert y.shape == (16,) and y.dtype == np.float32
+        # JAX 0.10.2 raises JaxRuntimeError("INTERNAL: CpuCallback error ... too big")
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="too big"):
+            y.block_until_ready()
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="too big"):
+            np.asarray(y)
+
+
+def test_disable_jit_after_the_fast_path_was_filled():
+    traces = []
+
+    def f(x):
+        traces.append(type(x))
+        return x + 1
+    jf = minijax.jit(f)
+    x = jnp.asarray(x_np)
+    jf(x), jf(x)
+    assert len(traces) == 1
+    with minijax.disable_jit():
+        np.testing.assert_array_equal(np.asarray(jf(x)), x_np + 1)
+    assert len(traces) == 2 and traces[1] is minijax.Array  # ran as Python, on the Array
+
+
+def test_transformations_after_the_fast_path_was_filled():
+    f = minijax.jit(lambda x: jnp.sin(x) * x)
+    x = jnp.asarray(x_np)
+    f(x), f(x)
+    g = minijax.grad(lambda v: f(v).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.cos(x_np) * x_np + np.sin(x_np), rtol=1e-5,
+                               atol=1e-6)
+    assert "jit[" in str(minijax.make_jaxpr(f)(x))
+    np.testing.assert_allclose(np.asarray(minijax.vmap(f)(x)), np.sin(x_np) * x_np, rtol=1e-6)
+
+
+def test_clear_cache_and_clear_caches_trace_again():
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 3
+    jf = minijax.jit(f)
+    x = jnp.asarray(x_np)
+    jf(x), jf(x)
+    jf.clear_cache()
+    jf(x), jf(x)
+    assert len(traces) == 2
+    minijax.clear_caches()
+    np.testing.assert_array_equal(np.asarray(jf(x)), x_np * 3)
+    assert len(traces) == 3
+
+
+def test_strict_promotion_after_the_fast_path_was_filled():
+    f = minijax.jit(lambda a, b: a + b)
+    x, i = jnp.asarray(x_np), jnp.asarray(np.arange(16, dtype=np.int32))
+    f(x, i), f(x, i)
+    with pytest.raises(dtypes.TypePromotionError, match="strict"):
+        with minijax.numpy_dtype_promotion("strict"):
+            f(x, i)
+    np.testing.assert_array_equal(np.asarray(f(x, i)), x_np + np.arange(16, dtype=np.float32))
+
+
+def test_a_new_default_backend_is_used_after_the_fast_path_was_filled():
+    f = minijax.jit(lambda a: a * 4)
+    x = jnp.asarray(x_np)
+    f(x), f(x)
+    (closed,) = [c for c, per in _executables.items() if any(
+        e.name == "<lambda>" and e.in_avals == [x.aval] for e in per.values())
+        and "mul" in str(c)][-1:]
+    assert "interpreter" not in _executables[closed]
+    with registry.default_backend_option("interpreter"):
+        np.testing.assert_array_equal(np.asarray(f(x)), x_np * 4)
+    assert "interpreter" in _executables[closed]
+
+
+def test_an_escaped_tracer_still_raises():
+    leaked = []
+
+    def keep(v):
+        leaked.append(v)
+        return v
+    f = minijax.jit(lambda a: a + 1)
+    x = jnp.asarray(x_np)
+    f(x), f(x)
+    minijax.jvp(keep, (x,), (x,))
+    with pytest.raises(minijax.errors.UnexpectedTracerError):
+        f(leaked[0])
