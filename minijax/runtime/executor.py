@@ -188,6 +188,18 @@ def _buffers_of(args) -> list:
     return [x._live_buffer() for x in args if isinstance(x, Array)]
 
 
+def _arguments_ready(args) -> bool:
+    """Is every Array among ``args`` ready? (A deleted one raises, as reading it would.)"""
+    for x in args:
+        if isinstance(x, Array):
+            buf = x._buffer
+            if buf is None:
+                x._live_buffer()  # raises: the array was deleted
+            if type(buf) is not Buffer and not buf.is_ready():  # a plain Buffer is ready
+                return False
+    return True
+
+
 def _all_ready(buffers) -> bool:
     for b in buffers:
         if not b.is_ready():
@@ -371,7 +383,7 @@ def execute_executable(executable, flat_args, device=None) -> list:
     # A program with effects (a print, a callback) runs inline whenever it may, as
     # JAX's CPU client runs one before returning: its lines appear during the call.
     if (_inline and (effects or tiny) and (stream.idle() or stream.drain_quick())
-            and _all_ready(_buffers_of(flat_args)) and _nothing_to_wait_for(effects)):
+            and _arguments_ready(flat_args) and _nothing_to_wait_for(effects)):
         if effects or profiler.is_tracing():
             t0 = time.perf_counter()
             try:

@@ -6,6 +6,8 @@ needs; these tests call each program at least twice, so that the second call
 takes the fast path, and check it against NumPy, JAX's printed values, and the
 behaviour of the full path (options, transformations, cleared caches, errors).
 """
+import threading
+
 import numpy as np
 import pytest
 
@@ -196,3 +198,30 @@ def test_an_escaped_tracer_still_raises():
     minijax.jvp(keep, (x,), (x,))
     with pytest.raises(minijax.errors.UnexpectedTracerError):
         f(leaked[0])
+
+
+def test_an_option_set_in_another_thread_stays_in_that_thread():
+    calls = []
+
+    def f(x):
+        calls.append(threading.current_thread().name)
+        return x + 2
+    jf = minijax.jit(f)
+    x = jnp.asarray(x_np)
+    jf(x), jf(x)
+    inside, done = threading.Event(), threading.Event()
+
+    def other():
+        with minijax.disable_jit():
+            inside.set()
+            jf(x)  # runs f as Python, in this thread
+            done.wait(5)
+    t = threading.Thread(target=other, name="other")
+    t.start()
+    inside.wait(5)
+    np.testing.assert_array_equal(np.asarray(jf(x)), x_np + 2)  # still compiled here
+    done.set()
+    t.join()
+    assert calls == ["MainThread", "other"]
+    jf(x)
+    assert len(calls) == 2
