@@ -577,6 +577,7 @@ class JitWrapped:
         self._own_cache: dict = {}
         self._fast: dict = {}  # avals -> _FastCall (see "The fast path" below)
         self._fast_generation = _cache_generation
+        self._fast_trees = False  # does _fast hold calls on pytrees (keyed by treedef too)?
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -709,8 +710,13 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the fast path: a signature called before, on Arrays only
             fast = self._fast.get(tuple([a.aval if type(a) is Array else None for a in args]))
+            flat = args
+            if fast is None and self._fast_trees:  # pytrees of Arrays (a training step's)
+                flat, tree = tree_util.tree_flatten(args)
+                fast = self._fast.get((tree, *[x.aval if type(x) is Array else None
+                                               for x in flat]))
             if fast is not None and self._fast_generation == _cache_generation:
-                outs = fast(args)
+                outs = fast(flat)
                 if outs is not None:
                     return outs
         if _disable_jit.value:
@@ -728,16 +734,25 @@ class JitWrapped:
         info = self._info
         if (kwargs or info.static_argnums or result.const_args or _check_tracer_leaks.value
                 or info.backend is not None or info.device is not None
-                or other_platforms_present() or any(result.params["donated_invars"])
-                or not all(type(a) is Array for a in args)):
+                or other_platforms_present() or any(result.params["donated_invars"])):
             return
+        is_tree = not all(type(a) is Array for a in args)
+        if not is_tree:
+            key = tuple(a.aval for a in args)
+        else:  # a pytree of Arrays: the key starts with its structure
+            flat, tree = tree_util.tree_flatten(args)
+            if not all(type(x) is Array for x in flat):
+                return
+            key = (tree, *(x.aval for x in flat))
         if self._fast_generation != _cache_generation:
             self._fast, self._fast_generation = {}, _cache_generation
+            self._fast_trees = False
+        self._fast_trees = self._fast_trees or is_tree
         backend = get_backend(None)
         params = result.params
         executable = get_executable(result.closed_jaxpr, params["name"], backend,
                                     params["in_shardings"])
-        self._fast[tuple(a.aval for a in args)] = _FastCall(
+        self._fast[key] = _FastCall(
             executable, backend, device_of_backend(backend), result.out_tree,
             dtypes.numpy_dtype_promotion_mode())
 
@@ -794,15 +809,17 @@ class _FastCall:
     arguments, the cache key, the trace cache, the checks for tracers, the
     backend, the compiled program) costs several microseconds of Python, and
     for a tiny program that is most of the call. When a call had no keyword
-    arguments, only plain Arrays (no tracer, no NumPy data, no Python scalar),
-    no static or donated argument and no backend or device option, everything
-    that path computed depends only on the arguments' avals and on four
-    things that may change between calls: whether ``jit`` is disabled, the
-    current trace (a transformation), the dtype promotion mode and the
-    default backend. So the wrapper keeps, per tuple of avals, the compiled
-    program and the output tree, and a later call with the same avals checks
-    those four things and runs the program directly; if one of them changed,
-    the call takes the full path (which gives the same answer it always did).
+    arguments, only plain Arrays or pytrees of them (no tracer, no NumPy data,
+    no Python scalar), no static or donated argument and no backend or device
+    option, everything that path computed depends only on the arguments'
+    avals (and the structure of the pytrees) and on four things that may
+    change between calls: whether ``jit`` is disabled, the current trace (a
+    transformation), the dtype promotion mode and the default backend. So the
+    wrapper keeps, per tuple of avals (led by the treedef, for pytrees), the
+    compiled program and the output tree, and a later call with the same key
+    checks those four things and runs the program directly; if one of them
+    changed, the call takes the full path (which gives the same answer it
+    always did).
     A cleared cache (``clear_cache``, ``clear_caches``) forgets every fast
     call, so the next call traces again, as it would have.
     """

@@ -225,3 +225,59 @@ def test_an_option_set_in_another_thread_stays_in_that_thread():
     assert calls == ["MainThread", "other"]
     jf(x)
     assert len(calls) == 2
+
+
+def test_pytree_arguments_are_keyed_by_their_structure_too():
+    f = minijax.jit(lambda p, x: (p["w"] * x + p["b"], [len(p)]))
+    x = jnp.asarray(x_np)
+    p1 = {"w": jnp.asarray(np.float32(3.0)), "b": jnp.asarray(np.float32(-1.0))}
+    p2 = {"w": jnp.asarray(np.float32(3.0)), "b": jnp.asarray(np.float32(-1.0)),
+          "c": jnp.asarray(np.float32(0.0))}
+    for _ in range(2):
+        y, n = f(p1, x)
+        np.testing.assert_array_equal(np.asarray(y), x_np * 3 - 1)
+        assert n == [2]
+        y, n = f(p2, x)  # same avals first, another structure: another entry
+        np.testing.assert_array_equal(np.asarray(y), x_np * 3 - 1)
+        assert n == [3]
+    assert len(f._fast) == 2 and f._fast_trees
+
+
+def test_pytree_arguments_with_none_tuples_and_lists():
+    f = minijax.jit(lambda t: t[0] + (t[2][0] if t[1] is None else t[1]))
+    x = jnp.asarray(x_np)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(f((x, None, [x]))), x_np * 2)
+        np.testing.assert_array_equal(np.asarray(f((x, x, [x]))), x_np * 2)
+        np.testing.assert_array_equal(np.asarray(f([x, None, (x,)])), x_np * 2)
+    assert len(f._fast) == 3
+
+
+def test_a_pytree_holding_a_python_scalar_takes_the_full_path():
+    f = minijax.jit(lambda t: t[0] * t[1])
+    x = jnp.asarray(np.float32(2.0))
+    for _ in range(2):
+        assert repr(f((2.0, 3.0))) == "Array(6., dtype=float32, weak_type=True)"  # JAX 0.10.2
+        assert repr(f((x, 3.0))) == "Array(6., dtype=float32)"  # from JAX 0.10.2
+    assert not f._fast
+
+
+def test_a_training_step_on_a_pytree_agrees_with_numpy():
+    @minijax.jit
+    def step(params, x):
+        w, b = params
+        loss = lambda p: jnp.sum((x @ p[0] + p[1]) ** 2)
+        g = minijax.grad(loss)(params)
+        return (w - 0.1 * g[0], b - 0.1 * g[1])
+
+    rng = np.random.default_rng(0)
+    w_np, b_np = rng.standard_normal((4, 3)).astype(np.float32), np.zeros(3, np.float32)
+    x_in = rng.standard_normal((5, 4)).astype(np.float32)
+    params, x = (jnp.asarray(w_np), jnp.asarray(b_np)), jnp.asarray(x_in)
+    for _ in range(5):
+        params = step(params, x)
+        r = x_in @ w_np + b_np
+        w_np, b_np = w_np - 0.1 * (2 * x_in.T @ r), b_np - 0.1 * (2 * r.sum(0))
+    np.testing.assert_allclose(np.asarray(params[0]), w_np, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(params[1]), b_np, rtol=1e-4, atol=1e-5)
+    assert len(step._fast) == 1
