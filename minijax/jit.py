@@ -724,25 +724,25 @@ class JitWrapped:
         result, flat = self._infer_params(args, kwargs)
         if find_cur_trace() is eval_trace:
             outs = self._run(result, flat)
-            self._remember_fast_call(args, kwargs, result)
+            self._remember_fast_call(args, kwargs, result, flat)
         else:  # under a transformation: a jit equation for it to interpret
             outs = bind_jit(*result.const_args, *flat, **result.params)
         return result.out_tree.unflatten(outs)
 
-    def _remember_fast_call(self, args, kwargs, result: TraceResult) -> None:
-        """After a top-level call on Arrays only, remember what the next such call needs."""
+    def _remember_fast_call(self, args, kwargs, result: TraceResult, flat: list) -> None:
+        """After a top-level call on Arrays only (``flat``: the leaves of ``args``),
+        remember what the next such call needs (:class:`_FastCall`)."""
         info = self._info
         if (kwargs or info.static_argnums or result.const_args or _check_tracer_leaks.value
                 or info.backend is not None or info.device is not None
-                or other_platforms_present() or any(result.params["donated_invars"])):
+                or other_platforms_present() or any(result.params["donated_invars"])
+                or not all(type(x) is Array for x in flat)):
             return
-        is_tree = not all(type(a) is Array for a in args)
+        is_tree = len(flat) != len(args) or not all(type(a) is Array for a in args)
         if not is_tree:
             key = tuple(a.aval for a in args)
         else:  # a pytree of Arrays: the key starts with its structure
-            flat, tree = tree_util.tree_flatten(args)
-            if not all(type(x) is Array for x in flat):
-                return
+            tree = tree_util.tree_structure(args)
             key = (tree, *(x.aval for x in flat))
         if self._fast_generation != _cache_generation:
             self._fast, self._fast_generation = {}, _cache_generation
@@ -819,9 +819,8 @@ class _FastCall:
     compiled program and the output tree, and a later call with the same key
     checks those four things and runs the program directly; if one of them
     changed, the call takes the full path (which gives the same answer it
-    always did).
-    A cleared cache (``clear_cache``, ``clear_caches``) forgets every fast
-    call, so the next call traces again, as it would have.
+    always did). A cleared cache (``clear_cache``, ``clear_caches``) forgets
+    every fast call, so the next call traces again, as it would have.
     """
     __slots__ = ("executable", "backend", "device", "out_tree", "single", "mode", "wrap")
 
