@@ -15,9 +15,16 @@ import minijax
 import minijax.numpy as jnp
 from minijax import dtypes
 from minijax.backends import registry
+from minijax.devices import other_platforms_present
 from minijax.jit import _executables
 
 x_np = np.linspace(-2, 2, 16, dtype=np.float32)
+
+
+def _entries(f, n: int) -> int:
+    """How many fast calls ``f`` should hold: ``n``, unless another platform (a GPU,
+    or the CUDA simulator) is present, where every call takes the full path."""
+    return 0 if other_platforms_present() else n
 
 
 def _twice(f, *args):
@@ -32,7 +39,7 @@ def test_repeated_calls_agree_with_numpy_and_stay_asynchronous():
     for y in _twice(f, x):
         assert type(y) is minijax.Array and y.dtype == np.float32 and y.shape == (16,)
         np.testing.assert_array_equal(np.asarray(y), x_np * 2 + 1)
-    assert len(f._fast) == 1  # the second call found the remembered entry
+    assert len(f._fast) == _entries(f, 1)  # the second call found the remembered entry
 
 
 def test_chain_of_calls_agrees_with_numpy():
@@ -51,7 +58,7 @@ def test_weak_and_strong_arrays_are_different_entries():
         # from JAX 0.10.2: Array(3., dtype=float32, weak_type=True), then without weak_type
         assert repr(g(weak)) == "Array(3., dtype=float32, weak_type=True)"
         assert repr(g(strong)) == "Array(3., dtype=float32)"
-    assert len(g._fast) == 2
+    assert len(g._fast) == _entries(g, 2)
 
 
 def test_python_scalars_and_numpy_arguments_take_the_full_path_with_the_same_results():
@@ -240,7 +247,7 @@ def test_pytree_arguments_are_keyed_by_their_structure_too():
         y, n = f(p2, x)  # same avals first, another structure: another entry
         np.testing.assert_array_equal(np.asarray(y), x_np * 3 - 1)
         assert n == [3]
-    assert len(f._fast) == 2 and f._fast_trees
+    assert len(f._fast) == _entries(f, 2) and f._fast_trees == bool(_entries(f, 1))
 
 
 def test_pytree_arguments_with_none_tuples_and_lists():
@@ -250,7 +257,7 @@ def test_pytree_arguments_with_none_tuples_and_lists():
         np.testing.assert_array_equal(np.asarray(f((x, None, [x]))), x_np * 2)
         np.testing.assert_array_equal(np.asarray(f((x, x, [x]))), x_np * 2)
         np.testing.assert_array_equal(np.asarray(f([x, None, (x,)])), x_np * 2)
-    assert len(f._fast) == 3
+    assert len(f._fast) == _entries(f, 3)
 
 
 def test_a_pytree_holding_a_python_scalar_takes_the_full_path():
@@ -280,4 +287,4 @@ def test_a_training_step_on_a_pytree_agrees_with_numpy():
         w_np, b_np = w_np - 0.1 * (2 * x_in.T @ r), b_np - 0.1 * (2 * r.sum(0))
     np.testing.assert_allclose(np.asarray(params[0]), w_np, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(params[1]), b_np, rtol=1e-4, atol=1e-5)
-    assert len(step._fast) == 1
+    assert len(step._fast) == _entries(step, 1)
