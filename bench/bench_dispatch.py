@@ -14,11 +14,12 @@ measured is the path from the Python call to the returned ``Array``:
 
 Each library runs in its own process (``--only LIB`` prints its figures as
 JSON), several processes in turns, so that a neighbour's load falls on all of
-them alike; each figure is the best of many rounds (a round times a block of
-calls after a warm-up), and the spread over the processes is printed beside
-it. Real JAX is never a dependency: it is measured with the interpreter given
-by ``--jax-python`` (or this one, when it can import ``jax``), and left out
-otherwise. ``--neighbour`` runs a busy NumPy matrix loop in the background
+them alike; each figure is the best of many rounds (a round times each of a
+block of calls after a warm-up, and keeps their median; for the chain, its
+fastest run), and the worst process's figure is printed beside it (the
+spread). Real JAX is never a dependency: it is measured with the interpreter
+given by ``--jax-python`` (or this one, when it can import ``jax``), and left
+out otherwise. ``--neighbour`` runs a busy NumPy matrix loop in the background
 while measuring, to see the figures on a loaded machine.
 
 Run: ``python bench/bench_dispatch.py [--jax-python PATH] [--neighbour]``.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -113,19 +115,30 @@ def cases(lib: str) -> dict:
 
 
 def best_per_call(fn, calls: int, rounds: int, round_seconds: float) -> float:
-    """The fastest round's seconds per call, after a warm-up (which compiles)."""
+    """Seconds per call: the best round's median, after a warm-up (which compiles);
+    for a chain of ``calls`` calls, its fastest run.
+
+    Each ``fn()`` is timed alone, so a round's median ignores the calls that the
+    operating system interrupted (on a loaded 2-core machine a few calls in a
+    thousand stall for milliseconds, which would swamp a mean of 4 us calls);
+    the best round is the one least disturbed. (The clock reads add about 0.1 us
+    to every library's single calls alike.)
+    """
     for _ in range(3):
         fn()
-    t0 = time.perf_counter()  # size a round to about ``round_seconds``
-    fn()
-    once = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(round_seconds / once))
+    clock = time.perf_counter
     best = float("inf")
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(reps):
+        times = []
+        end = clock() + round_seconds
+        while True:
+            t0 = clock()
             fn()
-        best = min(best, (time.perf_counter() - t0) / reps)
+            t1 = clock()
+            times.append(t1 - t0)
+            if t1 >= end and len(times) >= 5:
+                break
+        best = min(best, statistics.median(times) if calls == 1 else min(times))
     return best / calls
 
 
