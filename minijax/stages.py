@@ -261,6 +261,8 @@ class Compiled(_BackendStage):
 #: Functions a later chapter registers to give its own results their own class: each
 #: maps an output ``Array`` of a compiled call to the array to return (chapter 13:
 #: key-typed results become ``PRNGKeyArray``, as they are when computed eagerly).
+#: They concern results of extended dtypes only (a dtype that is not a NumPy dtype):
+#: ``jit``'s fast path does not call them for a program without such results.
 output_wrappers: list = []
 
 

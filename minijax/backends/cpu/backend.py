@@ -196,6 +196,8 @@ class NumbaExecutable(Executable):
         # parallel loops: Numba's thread count is fitted to the machine too (thread_budget)
         self._parallel = "prange(" in lowering.source
         self._plain = [_is_plain(a) for a in self.in_avals]
+        self._plain_out = [not is_threefry_key(a.dtype) and not is_half(a.dtype)
+                           for a in self.out_avals]
 
     def _arguments(self, flat_args) -> list:
         """The arguments as the kernel takes them (:func:`_prepare`). A training step
@@ -205,7 +207,8 @@ class NumbaExecutable(Executable):
         args = []
         for x, aval, plain in zip(flat_args, self.in_avals, self._plain):
             if plain and type(x) is Array:
-                value = x._value
+                buf = x._buffer  # a plain Buffer is ready: its data, without three calls
+                value = buf._data if type(buf) is Buffer else x._value
                 flags = value.flags
                 if flags.c_contiguous and not flags.writeable and value.dtype == aval.dtype:
                     args.append(value)
@@ -230,10 +233,13 @@ class NumbaExecutable(Executable):
         if error is not None:  # raised here, outside the kernel's error, with its own chain
             raise error
         outs = []
-        for (kind, k), aval in zip(self._sources, self.out_avals):
+        for (kind, k), aval, plain_out in zip(self._sources, self.out_avals, self._plain_out):
             if kind == "kernel":
                 value = results[k]
-                if is_threefry_key(aval.dtype):  # the kernel computed key data
+                if plain_out:  # the common case: an array of the output's own dtype
+                    if type(value) is not np.ndarray:
+                        value = np.asarray(value, dtype=aval.dtype)
+                elif is_threefry_key(aval.dtype):  # the kernel computed key data
                     value = _as_keys(value, aval)
                 elif is_half(aval.dtype):  # the kernel computed float16's (bfloat16's) bits
                     value = np.asarray(value, dtype=np.uint16).view(aval.dtype)
