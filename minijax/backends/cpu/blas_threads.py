@@ -17,6 +17,23 @@ import (so kernels that use it can be cached on disk, as for
 :mod:`.host_calls`). With another BLAS (no such function) the name points to
 a function that does nothing. Python sets the same count with
 :func:`set_threads` (:mod:`.thread_budget` does, before every kernel call).
+
+**Every product of a kernel runs on one BLAS thread, in blocks fixed by its
+shape** (:func:`column_blocks`). OpenBLAS on two threads cuts a product into
+other pieces than on one, and the edges of its pieces are summed in another
+order (its micro-kernel has special paths for the last rows and columns of
+a piece): on the project's 2-core machine about one element in ten of the
+digits MLP's products (100x256 @ 256x256) changed its last bits between one
+and two threads. The thread budget gives OpenBLAS fewer threads when the
+machine is busy, so a jitted function's bits depended on the load. Now the
+kernel cuts a big product itself, into blocks of columns of the output
+whose number depends on the shapes alone, and runs them in a ``prange``
+loop, each block one single-threaded sgemm; the threads (Numba's, fitted to
+the free cores) only decide which block runs where, never what is summed
+with what. Cutting the *columns* costs one thread little (1-3% on those
+products: each block packs its own columns of the right operand, and the
+left one again); cutting the rows would pack the whole right operand once
+per block (15-20%).
 """
 from __future__ import annotations
 
@@ -26,7 +43,8 @@ import os
 
 import llvmlite.binding as llvm
 
-__all__ = ["SYMBOL", "have_local_threads", "set_threads", "default_threads"]
+__all__ = ["SYMBOL", "have_local_threads", "get_threads", "set_threads", "default_threads", "column_blocks",
+           "BLOCK_WORK", "MAX_BLOCKS", "MIN_BLOCK_COLUMNS", "COLUMN_ALIGN"]
 
 #: The C name kernels call: ``int minijax_blas_threads_local(int n)``.
 SYMBOL = "minijax_blas_threads_local"
@@ -84,6 +102,11 @@ def _default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def get_threads() -> int:
+    """OpenBLAS's thread count for the next products (1 without a setter)."""
+    return int(_getter()) if _getter is not None else 1
+
+
 def set_threads(n: int) -> int:
     """Ask OpenBLAS for ``n`` threads in the products that follow; the previous count.
 
@@ -95,3 +118,46 @@ def set_threads(n: int) -> int:
 
 #: OpenBLAS's own thread count: the most :func:`set_threads` is ever asked for.
 default_threads = _default_threads()
+_getter = None if not have_local_threads else next(
+    (getattr(_library, name) for name in ("scipy_openblas_get_num_threads",
+                                          "openblas_get_num_threads")
+     if getattr(_library, name, None) is not None), None)
+
+
+# =============================================================================
+# A product's blocks: a function of its shape alone
+# =============================================================================
+#: A product with fewer multiply-adds than this is one block: one thread, no
+#: ``prange`` (starting the threads costs more than it saves).
+BLOCK_WORK = 1 << 19
+#: At most this many blocks per product (a power of two), ...
+MAX_BLOCKS = 8
+#: ... each at least this many columns wide ...
+MIN_BLOCK_COLUMNS = 64
+#: ... and a multiple of this many (sgemm's widest micro-kernel takes 16
+#: columns at a time: a block edge elsewhere adds an edge path mid-matrix).
+COLUMN_ALIGN = 16
+
+
+def column_blocks(m: int, n: int, k: int) -> tuple[int, int]:
+    """How a float32 product ``(m, k) @ (k, n)`` is cut: ``(blocks, width)``, the
+    output's ``n`` columns in ``blocks`` blocks of ``width`` (the last one may be
+    narrower). One block, ``(1, n)``, for a small product.
+
+    The answer depends on the shape alone, never on the machine's load nor its
+    cores, so the bits of a jitted product do not either: one block per
+    ``BLOCK_WORK`` multiply-adds, rounded down to a power of two, at most
+    ``MAX_BLOCKS`` and at most one per ``MIN_BLOCK_COLUMNS`` columns.
+
+    >>> column_blocks(100, 256, 256)   # 6.5 million multiply-adds: 4 blocks of 64 columns
+    (4, 64)
+    >>> column_blocks(100, 10, 256)    # 10 columns: one block
+    (1, 10)
+    """
+    blocks = min(MAX_BLOCKS, n // MIN_BLOCK_COLUMNS, (m * n * k) // BLOCK_WORK)
+    if blocks < 2:
+        return 1, n
+    blocks = 1 << (blocks.bit_length() - 1)
+    width = -(-n // blocks)
+    width = -(-width // COLUMN_ALIGN) * COLUMN_ALIGN
+    return -(-n // width), width
