@@ -132,8 +132,10 @@ _getter = None if not have_local_threads else next(
 BLOCK_WORK = 1 << 19
 #: At most this many blocks per product (a power of two), ...
 MAX_BLOCKS = 8
-#: ... each at least this many columns wide ...
-MIN_BLOCK_COLUMNS = 64
+#: ... each at least this many columns wide (each block packs the left operand
+#: again: measured on the digits MLP's 100x256 @ 256x256 on one thread, 4 blocks
+#: of 64 columns cost 8% more than one call, 2 blocks of 128 about 2%) ...
+MIN_BLOCK_COLUMNS = 128
 #: ... and a multiple of this many (sgemm's widest micro-kernel takes 16
 #: columns at a time: a block edge elsewhere adds an edge path mid-matrix).
 COLUMN_ALIGN = 16
@@ -149,8 +151,10 @@ def column_blocks(m: int, n: int, k: int) -> tuple[int, int]:
     ``BLOCK_WORK`` multiply-adds, rounded down to a power of two, at most
     ``MAX_BLOCKS`` and at most one per ``MIN_BLOCK_COLUMNS`` columns.
 
-    >>> column_blocks(100, 256, 256)   # 6.5 million multiply-adds: 4 blocks of 64 columns
-    (4, 64)
+    >>> column_blocks(100, 256, 256)   # 6.5 million multiply-adds, 256 columns: 2 blocks
+    (2, 128)
+    >>> column_blocks(1000, 1024, 1000)
+    (8, 128)
     >>> column_blocks(100, 10, 256)    # 10 columns: one block
     (1, 10)
     """
