@@ -131,6 +131,37 @@ select_max = _select_minmax(True)
 select_min = _select_minmax(False)
 
 
+def _select_value():
+    """``select_value(c, x, y)``: ``x`` where the bool ``c`` holds, else ``y``, as one
+    LLVM ``select`` (both values computed first).
+
+    Python's ``x if c else y`` compiles to a jump, and ``select_n`` with a mask
+    of random bits (the gradient of a ReLU) guessed wrong every other element:
+    280 us for 100x8x8x16 floats against 25 with a mask that is all true."""
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def select_value(typingctx, c, x, y):
+        if not isinstance(c, types.Boolean):
+            return None
+        t = x if x == y else typingctx.unify_types(x, y)
+        if t is None or isinstance(t, types.Optional):
+            return None
+
+        def codegen(context, builder, sig, args):
+            cond, a, b = args
+            a = context.cast(builder, a, sig.args[1], t)
+            b = context.cast(builder, b, sig.args[2], t)
+            return builder.select(cond, a, b)
+        return t(c, x, y), codegen
+    return select_value
+
+
+#: ``select_value(c, x, y)``: ``x if c else y`` without a jump (:func:`_select_value`).
+select_value = _select_value()
+
+
 # =============================================================================
 # Scalar helpers: XLA's semantics where Python's differ
 # =============================================================================
@@ -146,6 +177,11 @@ def _fmax(x, y):
 def _fmin(x, y):
     """XLA's min: NaN propagates; min(-0., 0.) is -0. (see :func:`select_max`)."""
     return select_min(x, y)
+''',
+    "_select": '''
+def _select(c, x, y):
+    """``x if c else y``, both computed first, without a jump (see :func:`select_value`)."""
+    return select_value(c, x, y)
 ''',
     "_idiv": '''
 def _idiv(x, y):
@@ -213,9 +249,10 @@ def _dot_loop(lhs, rhs, out):
 ''',
 }
 
-_SELECT_PRELUDE = "from minijax.backends.cpu.helpers import select_max, select_min"
+_SELECT_PRELUDE = "from minijax.backends.cpu.helpers import select_max, select_min, select_value"
 for _name, _source in _SCALAR_HELPERS.items():
-    register(_name, _source, prelude=_SELECT_PRELUDE if _name in ("_fmax", "_fmin") else None)
+    register(_name, _source,
+             prelude=_SELECT_PRELUDE if _name in ("_fmax", "_fmin", "_select") else None)
 
 
 def _threefry_helper() -> str:
