@@ -278,8 +278,8 @@ def _integer_pow(c, x):
 def _select_n(c, which, *cases):
     if len(cases) == 1:
         return cases[0]
-    if kind(c.eqn.invars[0].aval.dtype) == "b":
-        return f"({cases[1]} if {which} else {cases[0]})"
+    if kind(c.eqn.invars[0].aval.dtype) == "b":  # (a select, not a jump: see helpers._select)
+        return f"{c.helper('_select')}({which}, {cases[1]}, {cases[0]})"
     expr = cases[0]
     for k, case in enumerate(cases[1:], start=1):  # as the impl: the last case >= k wins
         expr = f"({case} if {which} >= {k} else {expr})"
