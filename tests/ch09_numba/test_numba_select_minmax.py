@@ -70,3 +70,27 @@ def test_max_pooling_with_nan_and_signed_zeros():
                                             "VALID"))
     # max(-inf, -0., 0.) is 0.; max(1, nan) is nan; max(-inf, -0., -0.) is -0.; max(-2, 3) is 3
     same_bits(f(x), np.array([[0.0, nan], [-0.0, 3.0]], np.float32)[None, :, :, None])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint8, np.bool_,
+                                   np.complex64])
+def test_select_with_a_random_mask_is_numpys_where(dtype):
+    """``select_n`` with a bool predicate is one ``select`` (``helpers._select``), no jump."""
+    rng = np.random.default_rng(2)
+    mask = rng.random((40, 33)) > 0.5
+    a, b = (rng.standard_normal((2, 40, 33)) * 5).astype(dtype)
+    if dtype == np.complex64:
+        a = (a + 1j * rng.standard_normal((40, 33))).astype(dtype)
+    f = cpu_jit(lambda m, a, b: lax.select(m, a, b))
+    assert "_select(" in kernel_source(f, mask, a, b)
+    got = np.asarray(f(mask, a, b))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.where(mask, a, b))
+
+
+def test_the_gradient_of_relu_on_random_signs():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((100, 256)).astype(np.float32)
+    g = rng.standard_normal((100, 256)).astype(np.float32)
+    f = cpu_jit(lambda x, g: minijax.vjp(minijax.nn.relu, x)[1](g)[0])
+    same_bits(f(x, g), np.where(x > 0, g, np.float32(0.0)))
