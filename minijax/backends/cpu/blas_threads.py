@@ -22,7 +22,7 @@ a function that does nothing. Python sets the same count with
 shape** (:func:`column_blocks`). OpenBLAS on two threads cuts a product into
 other pieces than on one, and the edges of its pieces are summed in another
 order (its micro-kernel has special paths for the last rows and columns of
-a piece): on the project's 2-core machine about one element in ten of the
+a piece): on the project's 2-core machine about 8% of the elements of the
 digits MLP's products (100x256 @ 256x256) changed its last bits between one
 and two threads. The thread budget gives OpenBLAS fewer threads when the
 machine is busy, so a jitted function's bits depended on the load. Now the
