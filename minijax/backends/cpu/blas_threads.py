@@ -23,7 +23,7 @@ shape** (:func:`column_blocks`). OpenBLAS on two threads cuts a product into
 other pieces than on one, and the edges of its pieces are summed in another
 order (its micro-kernel has special paths for the last rows and columns of
 a piece): on the project's 2-core machine about 8% of the elements of the
-digits MLP's products (100x256 @ 256x256) changed its last bits between one
+digits MLP's products (100x256 @ 256x256) changed their last bits between one
 and two threads. The thread budget gives OpenBLAS fewer threads when the
 machine is busy, so a jitted function's bits depended on the load. Now the
 kernel cuts a big product itself, into blocks of columns of the output
