@@ -6,8 +6,8 @@ idle 2-core machine, one on a busy one. OpenBLAS's ``sgemm`` on two threads
 cuts the product into other blocks than on one, and its block edges sum in
 another order, so the last bits of the result used to depend on the load.
 A jitted function must give the same bits on every call: the products now
-run on one BLAS thread each, in blocks of columns fixed by the shapes (spread
-over Numba's threads, as many as the budget gives).
+run on one BLAS thread each (a very big one in blocks of columns fixed by
+the shapes, spread over Numba's threads, as many as the budget gives).
 
 Each case runs once as if the machine were busy (one free core) and once as if
 it were idle (every core free); the bits must be equal, and close to NumPy's
@@ -131,10 +131,26 @@ def test_an_mlp_training_step_has_the_same_bits_on_one_and_two_threads(monkeypat
     np.testing.assert_allclose(value, -np.mean(np.sum(logp * y, -1)), rtol=1e-5)
 
 
-def test_a_big_product_is_cut_into_column_blocks_by_its_shape():
+def test_a_very_big_product_is_cut_into_column_blocks_by_its_shape():
     """The blocks are written into the kernel: they depend on the shapes alone."""
-    a, b = f32(100, 256), f32(256, 256)
+    a, b = f32(256, 512), f32(512, 512)
     src = kernel_source(cpu_jit(lambda a, b: a @ b), a, b)
-    assert "_sgemm_nn_1t(" in src and "prange(" in src
-    small = kernel_source(cpu_jit(lambda a, b: a @ b), f32(5, 7), f32(7, 3))
-    assert "_sgemm_nn_1t(" in small and "prange(" not in small
+    assert "_sgemm_nn_1t(" in src and "prange(4)" in src
+    mlp = kernel_source(cpu_jit(lambda a, b: a @ b), f32(100, 256), f32(256, 256))
+    assert "_sgemm_nn_1t(" in mlp and "prange(" not in mlp  # whole, on one thread
+
+
+@needs_two_threads
+@pytest.mark.parametrize("trans", ["a @ b", "a.T @ b.T"])
+def test_a_product_in_blocks_has_the_same_bits_on_one_and_two_threads(monkeypatch, trans):
+    if trans == "a @ b":
+        fn, a, b = (lambda a, b: a @ b), f32(256, 512), f32(512, 520)
+        want = a.astype(np.float64) @ b
+    else:
+        fn = lambda a, b: lax.dot_general(a, b, (((0,), (1,)), ((), ())))  # noqa: E731
+        a, b = f32(512, 256), f32(520, 512)
+        want = a.T.astype(np.float64) @ b.T
+    jitted = cpu_jit(fn)
+    assert "prange(" in kernel_source(jitted, a, b)
+    out = assert_same_bits_busy_and_idle(monkeypatch, jitted, a, b)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-3)

@@ -25,15 +25,22 @@ order (its micro-kernel has special paths for the last rows and columns of
 a piece): on the project's 2-core machine about 8% of the elements of the
 digits MLP's products (100x256 @ 256x256) changed their last bits between one
 and two threads. The thread budget gives OpenBLAS fewer threads when the
-machine is busy, so a jitted function's bits depended on the load. Now the
-kernel cuts a big product itself, into blocks of columns of the output
-whose number depends on the shapes alone, and runs them in a ``prange``
-loop, each block one single-threaded sgemm; the threads (Numba's, fitted to
-the free cores) only decide which block runs where, never what is summed
-with what. Cutting the *columns* costs one thread little (1-3% on those
-products: each block packs its own columns of the right operand, and the
-left one again); cutting the rows would pack the whole right operand once
-per block (15-20%).
+machine is busy, so a jitted function's bits depended on the load. Now a
+product runs whole on one thread; a very big one (:data:`BLOCK_WORK`) is cut
+by the kernel itself, into blocks of columns of the output whose number
+depends on the shapes alone, run in a ``prange`` loop, each block one
+single-threaded sgemm: the threads (Numba's, fitted to the free cores) only
+decide which block runs where, never what is summed with what. Cutting the
+*columns* costs one thread little (2% for 2 blocks of the MLP's 100x256 @
+256x256: each block packs its own columns of the right operand, and the left
+one again); cutting the rows would pack the whole right operand once per
+block (15-20%).
+
+The price: on an idle 2-core machine OpenBLAS used to run the MLP's
+products on both cores; they now take one (the products of the MLP step
+took about 450 us on one thread, 370-400 on two). Running every product in
+blocks on both cores would win that back, but each ``prange`` loop costs
+compiling (see :data:`BLOCK_WORK`).
 """
 from __future__ import annotations
 
@@ -128,8 +135,14 @@ _getter = None if not have_local_threads else next(
 # A product's blocks: a function of its shape alone
 # =============================================================================
 #: A product with fewer multiply-adds than this is one block: one thread, no
-#: ``prange`` (starting the threads costs more than it saves).
-BLOCK_WORK = 1 << 19
+#: ``prange``. Not for the thread start (a microsecond) but for the compile:
+#: Numba compiles each ``prange`` loop as a function of its own, about 0.9 s
+#: on the project's 2-core machine (the digits MLP's step with its five
+#: products in blocks took 11 s to compile instead of 7.5). 2**24 multiply-adds
+#: take about 0.25 ms on one thread: a second core saves a tenth of a
+#: millisecond per call, worth a second of compiling for a long computation;
+#: the MLP's products (at most 6.5 million) run whole, on one thread.
+BLOCK_WORK = 1 << 24
 #: At most this many blocks per product (a power of two), ...
 MAX_BLOCKS = 8
 #: ... each at least this many columns wide (each block packs the left operand
@@ -151,8 +164,10 @@ def column_blocks(m: int, n: int, k: int) -> tuple[int, int]:
     ``BLOCK_WORK`` multiply-adds, rounded down to a power of two, at most
     ``MAX_BLOCKS`` and at most one per ``MIN_BLOCK_COLUMNS`` columns.
 
-    >>> column_blocks(100, 256, 256)   # 6.5 million multiply-adds, 256 columns: 2 blocks
-    (2, 128)
+    >>> column_blocks(100, 256, 256)   # 6.5 million multiply-adds: one block
+    (1, 256)
+    >>> column_blocks(256, 512, 512)   # 67 million: 4 blocks of 128 columns
+    (4, 128)
     >>> column_blocks(1000, 1024, 1000)
     (8, 128)
     >>> column_blocks(100, 10, 256)    # 10 columns: one block
