@@ -269,6 +269,7 @@ if sys.argv[1] == "upgrade":
 """
 
 
+@pytest.mark.slow
 def test_a_fresh_process_loads_kernel_and_library_from_the_cache(tmp_path):
     env = dict(os.environ, MINIJAX_CACHE_DIR=str(tmp_path))
     old = os.environ.copy()
