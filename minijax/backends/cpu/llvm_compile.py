@@ -10,6 +10,13 @@ does what Numba does with the LLVM IR it generates, in four steps:
    machine); they are linked into the kernel's module, so LLVM can inline
    them into the loops and vectorize through them. A small *entry* function
    is linked in as well (:func:`entry_ir`, below).
+   A *big* kernel (many calls of big helpers: :func:`called_helpers`) is
+   compiled first without them: each helper is only declared, naming its
+   vector variants in LLVM's vector-function ABI, and the loop vectorizer
+   calls the 16-lane variant from the compiled helper library
+   (:func:`.llvm_helpers.compiled_helper`, machine code built once per
+   machine). -O3 then has a few hundred instructions to work on instead of
+   thousands; the inlined form follows in a thread (:class:`LlvmKernel`).
 2. **Optimize.** LLVM's -O3 pipeline with loop vectorization, for this
    machine's CPU (its name and features, as Numba's JIT asks for them), once,
    over the whole module. No fast-math flags: LLVM may then not reassociate,
@@ -406,9 +413,13 @@ class LlvmKernel:
             except Exception:  # the call form keeps running; nothing is lost
                 logger.exception("minijax: compiling the inlined form of a kernel failed")
                 return
-            self._optimized_ir, self._entry, self.called = text, entry, []
-        self._upgrade = threading.Thread(target=upgrade, name="minijax-llvm-inline")
-        self._upgrade.start()
+            with _lock:
+                self._entry = entry
+                self._optimized_ir, self.called = text, []
+        with _lock:  # (two threads calling at once start one upgrade)
+            if self._upgrade is None:
+                self._upgrade = threading.Thread(target=upgrade, name="minijax-llvm-inline")
+                self._upgrade.start()
 
     def wait_upgraded(self, timeout: float | None = None) -> bool:
         """Start the inlined form's compile if it has not started, wait for it;
@@ -423,10 +434,11 @@ class LlvmKernel:
     def optimized_ir(self) -> str:
         """The optimized LLVM IR of the kernel's current form (compiled again if
         it came from the cache)."""
-        if self._optimized_ir is None:
-            _, self._optimized_ir = compile_object(self.translated, self._scalar_inputs,
-                                                   self.called)
-        return self._optimized_ir
+        with _lock:
+            if self._optimized_ir is None:
+                _, self._optimized_ir = compile_object(self.translated, self._scalar_inputs,
+                                                       self.called)
+            return self._optimized_ir
 
     def assembly(self) -> str:
         """The kernel's machine code, as assembly text."""

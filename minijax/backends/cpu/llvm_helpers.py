@@ -59,6 +59,23 @@ The trig pipeline as a whole, ``_sin_end(x, _sin_cos_f64(_rem_pio2_32(x)))``,
 is a scalar function of ``x`` though: :data:`NESTED` names it ``_sin32``.
 And each item of a tuple a helper returns is a scalar function of its
 arguments: :func:`item_helper` (``_threefry2x32__item0``).
+
+**The compiled helper library.** Inlining costs compile time at every call
+site: LLVM optimizes the helper's body again each time (a kernel with 40
+calls of ``sin``, ``cos`` and ``tanh`` spent 1.5 s in -O3). So each big
+float helper is also compiled *by itself*, once per machine, to an object
+file (:func:`compiled_helper`, cached beside the IR and SHA-checked like
+it) that exports the scalar function and **vector variants**,
+``<16 x float> @minijax_helper_sin32__float32__v16(<16 x float>)`` (and 4, 8
+lanes; 2, 4, 8 for float64). A variant stores its vector into a stack array,
+runs a loop over the lanes calling the scalar helper, and loads the result:
+-O3 inlines the helper into that loop and vectorizes it as it would in a
+kernel, so every lane has the scalar helper's bits. A kernel then only
+DECLARES the helper, with the attribute
+``"vector-function-abi-variant"="_ZGV_LLVM_N16v_<scalar>(<variant>)"``
+(:func:`declarations_ir`): LLVM's vector-function ABI, by which the loop
+vectorizer learns that a call of the scalar in a loop may become a call of
+the variant on 16 lanes.
 """
 from __future__ import annotations
 
