@@ -418,7 +418,9 @@ class LlvmKernel:
                 self._optimized_ir, self.called = text, []
         with _lock:  # (two threads calling at once start one upgrade)
             if self._upgrade is None:
-                self._upgrade = threading.Thread(target=upgrade, name="minijax-llvm-inline")
+                self._upgrade = threading.Thread(target=upgrade, name="minijax-llvm-inline",
+                                                 daemon=False)  # (else inherited: the
+                # executor thread that calls kernels is a daemon)
                 self._upgrade.start()
 
     def wait_upgraded(self, timeout: float | None = None) -> bool:
