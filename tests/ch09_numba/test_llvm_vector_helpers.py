@@ -235,6 +235,18 @@ def test_library_entry_round_trips_through_the_disk_cache_and_survives_damage():
             assert llvm_helpers._parse_library_file(fh.read(), f) is not None
 
 
+def test_a_helper_with_a_loop_of_its_own_gets_no_vector_variant_and_stays_inlined():
+    f = llvm_helpers.helper_function("_digamma", (F64,))  # a loop: the lanes would not vectorize
+    assert llvm_helpers.compiled_helper(f).widths == ()
+
+    class Kernel:  # the fields called_helpers reads: many call sites of _digamma
+        helpers = [f]
+        ir = f"declare double @{f.symbol}(double)\n" + "".join(
+            f"  %y{i} = call double @{f.symbol}(double %x)\n" for i in range(50))
+    assert llvm_compile._call_sites(Kernel.ir, f.symbol) == 50
+    assert llvm_compile.called_helpers(Kernel) == []
+
+
 def test_declarations_name_each_variant_and_keep_them():
     f = llvm_helpers.helper_function("_sin32", (F32,))
     text = llvm_helpers.declarations_ir([llvm_helpers.compiled_helper(f)])

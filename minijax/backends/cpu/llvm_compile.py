@@ -226,7 +226,7 @@ def called_helpers(kernel) -> list:
     for f in kernel.helpers:
         if llvm_helpers.vectorizable(f) and sizes[f.symbol][0] >= llvm_helpers.LIBRARY_MIN_SIZE:
             entry = llvm_helpers.compiled_helper(f)
-            if entry.pure:
+            if entry.pure and entry.widths:
                 called.append(entry)
     return called
 

@@ -744,6 +744,9 @@ def _library_module(function: HelperFunction, widths: tuple) -> llvm.ModuleRef:
 def _build_library_entry(function: HelperFunction) -> CompiledHelper:
     from minijax.backends.cpu import llvm_compile
     widths = VECTOR_WIDTHS[_c_type(function.return_dtype)] if vectorizable(function) else ()
+    if any(not fn.is_declaration and _has_loop(str(fn))
+           for fn in helper_module_ref([function]).functions):
+        widths = ()  # a helper with a loop of its own (``_digamma``) does not vectorize
     module = _library_module(function, widths)
     attributes = b" ".join(module.get_function(function.symbol).attributes)
     pure = b"memory(none)" in attributes and b"nounwind" in attributes
