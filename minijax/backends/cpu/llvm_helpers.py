@@ -86,7 +86,7 @@ import sys
 import tempfile
 import threading
 import types as pytypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 import llvmlite
@@ -660,7 +660,7 @@ class CompiledHelper:
     function: HelperFunction
     widths: tuple
     pure: bool
-    body: bytes = b""
+    body: bytes = field(default=b"", repr=False)
 
 
 def vector_symbol(function: HelperFunction, width: int) -> str:
