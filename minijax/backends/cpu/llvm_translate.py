@@ -211,6 +211,10 @@ class _Translator:
         self.builder = ir.IRBuilder(self.function.append_basic_block("body"))
         self.vars: dict[str, object] = {}
         self._target = None
+        self._store_counts: dict[str, int] = {}
+        for node in ast.walk(entry):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                self._store_counts[node.id] = self._store_counts.get(node.id, 0) + 1
         self._rebound = _rebound_names(entry)
         self._kept = _aliased_names(entry) - self._rebound
         self.namespace = ""      # of the variables of an inlined helper ("_f(float32).")
@@ -262,9 +266,7 @@ class _Translator:
         positions = [k for k, e in enumerate(self.returns) if isinstance(e, ast.Name) and e.id == name]
         if len(positions) == 0 or self.scopes:
             return None
-        bindings = [n for n in ast.walk(self.entry) if isinstance(n, ast.Name) and n.id == name
-                    and isinstance(n.ctx, ast.Store)]
-        return positions[0] if len(bindings) == 1 else None
+        return positions[0] if self._store_counts.get(name) == 1 else None
 
     # ---------------------------------------------------------------- statements
     def _block(self, statements) -> None:
