@@ -36,11 +36,32 @@ translated to the operations Numba emits for it:
   Numba's); a loop ``for i in range(a, b, step)`` counts an int64 as Numba's
   range iterator does; ``a if c else b`` and ``and``/``or`` branch, so the
   arm not taken is not evaluated (it may read out of bounds);
+- ``prange`` loops: the body outlined into a function of ``[start, stop)``
+  run on Numba's thread pool (:mod:`.llvm_parallel`), as Numba's parfors;
 - shared helpers (``from minijax_helpers_... import _exp32``) are called
   through the C-ABI functions :mod:`.llvm_helpers` compiles (Numba compiled
-  them once per machine); the BLAS products (``_sgemm_nt`` ...) call
-  ``numba_xxgemm`` with the arguments the helper passes, so the bits are
-  BLAS's own.
+  them once per machine); a helper that is not a scalar function (it
+  returns a tuple: ``_threefry2x32``) is translated from its source into
+  the kernel, as Numba inlines it; the BLAS products (``_sgemm_nt`` ...)
+  call ``numba_xxgemm`` with the arguments the helper passes, so the bits
+  are BLAS's own;
+- the module carries this machine's triple and data layout, as Numba's do:
+  LLVM reads from them what the C library's math functions may do (on
+  Linux ``sqrtf`` sets ``errno``, so a negative argument stays a call).
+
+Where the translation decides something Numba decides at run time:
+
+- **arrays made in a loop** (a block of rows, a scan's step) are allocated
+  once, at the kernel's start, and reused by every iteration, unless
+  another name keeps the array from one iteration to the next;
+- **array variables**, names bound to arrays in a loop and elsewhere too (a
+  scan's carry, ``g, h = np.int32(i), s``), own a buffer and every binding
+  copies into it (Numba rebinds a reference-counted pointer; the values are
+  the same as long as no other name writes the array later, which the
+  writer never does);
+- **slices with bounds known at run time** (``x[r0:r0 + nr]``, a product's
+  block of rows) are views whose length is a run-time value; only element
+  accesses and the BLAS calls take them.
 
 What Numba's typing does that we skip: it infers a type for every
 variable by propagating types over the whole function to a fixed point;
@@ -50,10 +71,15 @@ pinned to the unified type (:func:`.llvm_translate_types.unify`), which
 gives Numba's answer for the straight-line, loop and branch code the
 writer produces. Numba also resolves every call through its registry of
 overloads; here the few functions the writer uses are looked up by name.
-Not covered (they raise :class:`NotTranslatable`): ``prange`` loops,
-functions the kernel module defines for itself, host callbacks, slices
-with bounds known only at run time, array expressions (``a + b`` on whole
-arrays), complex numbers.
+Not covered (they raise :class:`NotTranslatable`, with the line): functions
+the kernel module defines for itself, helpers that take arrays (the sort's
+``_sort_perm_1``), host callbacks, nested ``prange`` loops, array
+expressions (``a + b`` on whole arrays), complex numbers, integer powers.
+
+NaN signs and payloads are not part of the promise: LLVM keeps neither (it
+may swap a commutative operation's operands, and x86 returns the first
+operand's NaN), and Numba's own kernels give +NaN or -NaN for the same input
+depending on whether the element fell in a vectorized iteration or not.
 """
 from __future__ import annotations
 
