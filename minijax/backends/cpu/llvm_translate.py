@@ -212,8 +212,12 @@ def _dotted(node) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        if isinstance(node.value, ast.Name) and node.value.id in ("np", "math", "numba"):
-            return f"{node.value.id}.{node.attr}"
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in ("np", "math", "numba"):
+            return f"{base.id}.{node.attr}"
+        inner = _dotted(base) if isinstance(base, ast.Attribute) else None
+        if inner is not None and not inner.startswith("."):
+            return f"{inner}.{node.attr}"   # np.linalg.svd
         return "." + node.attr
     return None
 
@@ -903,7 +907,10 @@ class _Translator:
             nested = self._nested_helper(name, node)
             if nested is not None:
                 return self._helper(nested, [self._scalar(node.args[0])])
-            return self._helper(name, [self._scalar(a) for a in node.args])
+            args = [self._expr(a) for a in node.args]
+            if not all(isinstance(a, Scalar) for a in args):
+                raise NotTranslatable(f"call to {name} with an array or a tuple")
+            return self._helper(name, args)
         if name in ops.MATH or name.startswith(("np.", "math.")) or name == "abs":
             args = [self._expr(a) for a in node.args]
             if not all(isinstance(a, Scalar) for a in args):
