@@ -651,6 +651,8 @@ class _Translator:
 
     def _expr_Attribute(self, node):
         name = _dotted(node)
+        if node.attr == "ctypes":
+            raise NotTranslatable("host callback (an array's .ctypes)")
         if name in _CONSTANTS:
             return Scalar(ir.Constant(llvm_type(FLOAT64), _CONSTANTS[name]), FLOAT64)
         base = self._expr(node.value)
