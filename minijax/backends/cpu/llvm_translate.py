@@ -283,9 +283,10 @@ class _Translator:
                                 list(self.helpers.values()))
 
     def _returned_names(self) -> list:
-        """The returned tuple's elements (their expressions), from the last statement."""
-        last = self.entry.body[-1] if self.entry.body else None
-        if not isinstance(last, ast.Return) or last.value is None:
+        """The returned tuple's elements (their expressions), from the first ``return`` of
+        the function's top level (what follows it never runs)."""
+        last = next((s for s in self.entry.body if isinstance(s, ast.Return)), None)
+        if last is None or last.value is None:
             raise NotTranslatable("a kernel that does not end with its return")
         value = last.value
         return list(value.elts) if isinstance(value, ast.Tuple) else [value]
