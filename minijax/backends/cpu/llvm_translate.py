@@ -151,6 +151,10 @@ def translate_kernel(source: str, fn_name: str, args: list[ArgSpec]) -> Translat
             return _Translator(entry, shared, args, pinned).translate()
         except _Retype as retype:
             pinned[retype.name] = retype.dtype
+        except (NotTranslatable, RecursionError):
+            raise
+        except Exception as e:   # a bug here must not break jit: Numba compiles the kernel
+            raise NotTranslatable(f"translator error ({type(e).__name__}: {e})") from e
     raise NotTranslatable("variable types that do not settle")
 
 
