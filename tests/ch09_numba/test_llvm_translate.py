@@ -462,3 +462,13 @@ def test_handwritten_corners_of_numbas_scalar_semantics():
     got = run_translated(kernel, [a, b, x, y], specs)
     for g, e in zip(got, expected):
         assert_same_bits(g, e)
+
+
+def test_pooling_and_its_gradient():
+    x = np.nan_to_num(floats((2, 6, 6, 3)), posinf=2, neginf=-2)
+
+    def pools(a):
+        avg = lax.reduce_window(a, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+        top = lax.reduce_window(a, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+        return jnp.sum(avg * avg) + jnp.sum(top)
+    check_same_bits(lambda a: (pools(a), minijax.grad(pools)(a)), x)
