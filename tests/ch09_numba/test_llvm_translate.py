@@ -374,10 +374,13 @@ def test_mlp_training_step():
     assert "numba_xxgemm" in kernel.ir
 
 
-def test_sort_is_left_to_numba():
-    lowering = minijax.jit(lambda a: jnp.sort(a)).lower(floats((3, 5)))._lowering
-    with pytest.raises(NotTranslatable, match="_sort_perm_1"):
-        translate_kernel(lowering.source, lowering.fn_name, arg_specs(lowering.plan))
+def test_sort_and_its_own_helper_inlined():
+    """The sort helper is made for the kernel and written into its module: inlined."""
+    x = floats((3, 9))
+    x[1, :4] = [np.nan, 0.0, -0.0, np.nan]
+    lowering = minijax.jit(lambda a: jnp.sort(a)).lower(x)._lowering
+    assert "\ndef _sort_perm_1(" in lowering.source
+    check_same_bits(lambda a: (jnp.sort(a), jnp.argsort(a, axis=0), lax.sort((a[0], a[1]), num_keys=2)), x)
 
 
 # =============================================================================
