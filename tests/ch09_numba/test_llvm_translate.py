@@ -475,3 +475,10 @@ def test_pooling_and_its_gradient():
         top = lax.reduce_window(a, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
         return jnp.sum(avg * avg) + jnp.sum(top)
     check_same_bits(lambda a: (pools(a), minijax.grad(pools)(a)), x)
+
+
+def test_integer_products_through_an_inlined_array_helper():
+    a, b = ints((4, 6), np.int32), ints((6, 3), np.int32)
+    lowering = minijax.jit(lambda x, y: x @ y).lower(a, b)._lowering
+    assert "_sgemm" not in lowering.source   # (integers: loops in a helper, not BLAS)
+    check_same_bits(lambda x, y: (x @ y, jnp.einsum("ij,kj->ik", x, x)), a, b)

@@ -1164,10 +1164,14 @@ class _Translator:
                 else:
                     self._assign_scalar(param, value)
             self._block(fn.body)
-            if self.builder.block.terminator is None:
-                raise NotTranslatable(f"{name} without a return at its end")
+            if self.builder.block.terminator is None:   # falls off its end: returns None
+                if self.inlined["arity"] is not None:
+                    raise NotTranslatable(f"{name} returning a value or None")
+                self.builder.branch(exit_block)
             self.builder.position_at_end(exit_block)
             arity = self.inlined["arity"]
+            if arity is None:
+                return None   # (a helper that only writes into its array arguments)
             if self.inlined["array"] is not None:
                 return self.inlined["array"]
             results = tuple(self._name(f"return.{k}") for k in range(arity or 1))
