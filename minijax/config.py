@@ -153,11 +153,17 @@ class State:
         self._update_hook = update_hook
         self._global = parser(default) if parser else default
         self._local = threading.local()
+        # How many ``with state(v):`` blocks are open, in all threads. While there
+        # is none, ``value`` is the global value without asking the thread-local
+        # storage (``jit`` reads options on every call: this keeps that cheap).
+        self._overrides = 0
         if update_hook:
             update_hook(self._global)
 
     @property
     def value(self) -> Any:
+        if not self._overrides:
+            return self._global
         local = getattr(self._local, "value", _unset)
         return self._global if local is _unset else local
 
@@ -177,6 +183,9 @@ class State:
         return f"<minijax.config.State {self.name}={self.value!r}>"
 
 
+_overrides_lock = threading.Lock()  # (``+= 1`` on an attribute is not atomic across threads)
+
+
 class _StateContextManager:
     """``with state(new_val):`` — a per-thread override for the block."""
 
@@ -193,11 +202,15 @@ class _StateContextManager:
     def __enter__(self):
         self.prev = getattr(self.state._local, "value", _unset)
         self.state._local.value = self.new_val
+        with _overrides_lock:
+            self.state._overrides += 1
         if self.state._update_hook:
             self.state._update_hook(self.new_val)
 
     def __exit__(self, *exc):
         self.state._local.value = self.prev
+        with _overrides_lock:
+            self.state._overrides -= 1
         if self.state._update_hook:
             self.state._update_hook(self.state.value)
 

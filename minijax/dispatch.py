@@ -107,7 +107,9 @@ def apply_primitive(prim, args, params):
 
 def run_impl(prim, args, params, avals_out, device=None):
     """Run ``prim``'s impl rule on the values of ``args`` now: Array(s) of ``avals_out``."""
-    outs = impl_rules[prim](*(to_numpy(x) for x in args), **params)
+    # (an Array whose plain Buffer is ready gives its data directly: the common case)
+    outs = impl_rules[prim](*[x._buffer._data if type(x) is Array and type(x._buffer) is Buffer
+                              else to_numpy(x) for x in args], **params)
     if prim.multiple_results:
         return [wrap_output(o, a, device) for o, a in zip(outs, avals_out)]
     return wrap_output(outs, avals_out, device)

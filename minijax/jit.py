@@ -40,6 +40,8 @@ import warnings
 import weakref
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
+import numpy as np
+
 from minijax import dtypes, tree_util
 from minijax.abstract_arrays import ShapedArray
 from minijax.array import Array
@@ -573,6 +575,9 @@ class JitWrapped:
         self._name = _fun_name(fun) if name is None else name
         self._sourceinfo = fun_sourceinfo(fun)
         self._own_cache: dict = {}
+        self._fast: dict = {}  # avals -> _FastCall (see "The fast path" below)
+        self._fast_generation = _cache_generation
+        self._fast_trees = False  # does _fast hold calls on pytrees (keyed by treedef too)?
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -599,6 +604,7 @@ class JitWrapped:
     def clear_cache(self) -> None:
         """Forget this function's traces (and so its compiled programs)."""
         self._cache().clear()
+        _forget_fast_calls()
 
     # --- from arguments to a trace -----------------------------------------------------------
     def _static_positions(self, nargs: int) -> tuple[int, ...]:
@@ -702,14 +708,53 @@ class JitWrapped:
         return backend_for(self._info.backend, self._info.device, flat)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:  # the fast path: a signature called before, on Arrays only
+            fast = self._fast.get(tuple([a.aval if type(a) is Array else None for a in args]))
+            flat = args
+            if fast is None and self._fast_trees:  # pytrees of Arrays (a training step's)
+                flat, tree = tree_util.tree_flatten(args)
+                fast = self._fast.get((tree, *[x.aval if type(x) is Array else None
+                                               for x in flat]))
+            if fast is not None and self._fast_generation == _cache_generation:
+                outs = fast(flat)
+                if outs is not None:
+                    return outs
         if _disable_jit.value:
             return self._fun(*args, **kwargs)
         result, flat = self._infer_params(args, kwargs)
         if find_cur_trace() is eval_trace:
             outs = self._run(result, flat)
+            self._remember_fast_call(args, kwargs, result, flat)
         else:  # under a transformation: a jit equation for it to interpret
             outs = bind_jit(*result.const_args, *flat, **result.params)
         return result.out_tree.unflatten(outs)
+
+    def _remember_fast_call(self, args, kwargs, result: TraceResult, flat: list) -> None:
+        """After a top-level call on Arrays only (``flat``: the leaves of ``args``),
+        remember what the next such call needs (:class:`_FastCall`)."""
+        info = self._info
+        if (kwargs or info.static_argnums or result.const_args or _check_tracer_leaks.value
+                or info.backend is not None or info.device is not None
+                or other_platforms_present() or any(result.params["donated_invars"])
+                or not all(type(x) is Array for x in flat)):
+            return
+        is_tree = len(flat) != len(args) or not all(type(a) is Array for a in args)
+        if not is_tree:
+            key = tuple(a.aval for a in args)
+        else:  # a pytree of Arrays: the key starts with its structure
+            tree = tree_util.tree_structure(args)
+            key = (tree, *(x.aval for x in flat))
+        if self._fast_generation != _cache_generation:
+            self._fast, self._fast_generation = {}, _cache_generation
+            self._fast_trees = False
+        self._fast_trees = self._fast_trees or is_tree
+        backend = get_backend(None)
+        params = result.params
+        executable = get_executable(result.closed_jaxpr, params["name"], backend,
+                                    params["in_shardings"])
+        self._fast[key] = _FastCall(
+            executable, backend, device_of_backend(backend), result.out_tree,
+            dtypes.numpy_dtype_promotion_mode())
 
     def _run(self, result: TraceResult, flat: list) -> list:
         """Top level: run the compiled program (compiling it the first time)."""
@@ -744,6 +789,61 @@ class JitWrapped:
     def eval_shape(self, *args, **kwargs):
         """The output's shapes and dtypes (``ShapeDtypeStruct`` s), without running anything."""
         return self.trace(*args, **kwargs).out_info
+
+
+# --- the fast path --------------------------------------------------------------------------
+#: Bumped whenever a trace cache is emptied (``clear_cache``, ``clear_caches``):
+#: every remembered fast call made before is forgotten.
+_cache_generation = 0
+
+
+def _forget_fast_calls() -> None:
+    global _cache_generation
+    _cache_generation += 1
+
+
+class _FastCall:
+    """What a repeated call ``f(x, y)`` on Arrays needs, found once by the full path.
+
+    The full path of a call (``__call__``: the options, the pytree of the
+    arguments, the cache key, the trace cache, the checks for tracers, the
+    backend, the compiled program) costs several microseconds of Python, and
+    for a tiny program that is most of the call. When a call had no keyword
+    arguments, only plain Arrays or pytrees of them (no tracer, no NumPy data,
+    no Python scalar), no static or donated argument and no backend or device
+    option, everything that path computed depends only on the arguments'
+    avals (and the structure of the pytrees) and on four things that may
+    change between calls: whether ``jit`` is disabled, the current trace (a
+    transformation), the dtype promotion mode and the default backend. So the
+    wrapper keeps, per tuple of avals (led by the treedef, for pytrees), the
+    compiled program and the output tree, and a later call with the same key
+    checks those four things and runs the program directly; if one of them
+    changed, the call takes the full path (which gives the same answer it
+    always did). A cleared cache (``clear_cache``, ``clear_caches``) forgets
+    every fast call, so the next call traces again, as it would have.
+    """
+    __slots__ = ("executable", "backend", "device", "out_tree", "single", "mode", "wrap")
+
+    def __init__(self, executable, backend, device, out_tree, mode: str):
+        self.executable = executable
+        self.backend = backend
+        self.device = device
+        self.out_tree = out_tree
+        self.single = tree_util.treedef_is_strict_leaf(out_tree)  # f returns one array
+        self.mode = mode
+        # output wrappers only touch results of extended dtypes (chapter 13's keys)
+        self.wrap = any(not isinstance(a.dtype, np.dtype) for a in executable.out_avals)
+
+    def __call__(self, args: tuple):
+        """The call's result, or ``None`` when the full path must decide."""
+        if (_disable_jit.value or find_cur_trace() is not eval_trace
+                or dtypes.numpy_dtype_promotion_mode() != self.mode
+                or get_backend(None) is not self.backend):
+            return None
+        outs = execute(self.executable, args, self.device)
+        if self.wrap:
+            outs = wrap_outputs(outs)
+        return outs[0] if self.single else self.out_tree.unflatten(outs)
 
 
 @functools.lru_cache(maxsize=None)
@@ -956,6 +1056,7 @@ def clear_caches() -> None:
 
 
 def _clear_jit_caches() -> None:
+    _forget_fast_calls()
     for per_fun in list(_trace_cache.values()):
         for per_info in per_fun.values():
             per_info.clear()

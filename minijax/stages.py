@@ -226,12 +226,16 @@ class Compiled(_BackendStage):
     def _executable(self):
         return self._program
 
-    def as_text(self, *, assembly: bool = False) -> str | None:
-        """The compiled program's text: for Numba the optimized LLVM IR, or with
-        ``assembly=True`` the machine code (JAX prints XLA's optimized HLO)."""
+    def as_text(self, *, assembly: bool = False, emitted: bool = False) -> str | None:
+        """The compiled program's text: for the CPU backend the optimized LLVM IR
+        (``emitted=True``: the IR as minijax's translator emitted it, before LLVM
+        optimized it), or with ``assembly=True`` the machine code (JAX prints
+        XLA's optimized HLO)."""
         try:
             if assembly:
                 return self._executable.as_text(assembly=True)
+            if emitted:
+                return self._executable.as_text(emitted=True)
             return self._executable.as_text()
         except NotImplementedError:
             return None
@@ -257,6 +261,8 @@ class Compiled(_BackendStage):
 #: Functions a later chapter registers to give its own results their own class: each
 #: maps an output ``Array`` of a compiled call to the array to return (chapter 13:
 #: key-typed results become ``PRNGKeyArray``, as they are when computed eagerly).
+#: They concern results of extended dtypes only (a dtype that is not a NumPy dtype):
+#: ``jit``'s fast path does not call them for a program without such results.
 output_wrappers: list = []
 
 

@@ -379,10 +379,11 @@ class PyTreeDef:
     Immutable and hashable (it is a cache key for ``jit``). Two treedefs are
     equal when they have the same node kinds, node data and shapes.
     """
-    __slots__ = ("_kind", "_data", "_children", "_num_leaves", "_num_nodes")
+    __slots__ = ("_kind", "_data", "_children", "_num_leaves", "_num_nodes", "_hash")
 
     def __init__(self, kind: _NodeKind | None, data=None, children: Sequence[PyTreeDef] = ()):
         self._kind, self._data, self._children = kind, data, tuple(children)
+        self._hash = None  # computed on first use: a treedef is immutable
         num_leaves, num_nodes = (1 if kind is None else 0), 1
         for c in self._children:
             num_leaves, num_nodes = num_leaves + c._num_leaves, num_nodes + c._num_nodes
@@ -490,8 +491,12 @@ class PyTreeDef:
 
     def __hash__(self):
         # Node data is left out: equal treedefs still hash equal, and
-        # unhashable node data does not break hashing.
-        return hash((id(self._kind), self._children))
+        # unhashable node data does not break hashing. Kept: ``jit`` hashes the
+        # treedef of its arguments on every call.
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((id(self._kind), self._children))
+        return h
 
     def __repr__(self):
         return f"PyTreeDef({self._show()})"

@@ -31,6 +31,15 @@ elements in and out; for an executable, its fastest run so far took at most
 :data:`INLINE_MAX_SECONDS`. ``config.update('minijax_inline_dispatch',
 False)`` turns inline runs off (everything goes through the queues).
 
+Tiny work that had to be queued (the queue was busy, or an input pending)
+is marked *quick* when it waits for nothing but earlier items of its own
+queue. When everything a queue holds is quick, tiny work that could run
+inline waits for it (microseconds) and then runs inline: otherwise a loop of
+tiny calls that once found the queue busy (the first call of a program, whose
+cost is not known yet, is always queued) would stay queued for good, each
+call behind the previous one, two threads taking turns with the GIL for
+every call (``Stream.drain_quick``).
+
 **Effects** (chapter 12). For a dispatch whose program has side effects
 (its jaxpr's ``effects``; for an eager primitive, its equation's) the
 executor asks the *effects hook* that chapter 12 installs
@@ -139,25 +148,56 @@ def _device_of(args, device=None):
     return default
 
 
-def _tiny_and_ready(args, out_avals) -> bool:
-    """May an eager primitive run inline: every input ready, few elements in and out?"""
+def _tiny(args, out_avals) -> bool:
+    """Is an eager primitive tiny: few elements in and out?"""
     n = 0
     for a in out_avals:
         n += math.prod(a.shape)
     for x in args:
         if isinstance(x, Array):
-            buf = x._buffer
-            if buf is None or not buf.is_ready():
-                return False
             n += math.prod(x.aval.shape)
         elif isinstance(x, np.ndarray):
             n += x.size
     return n <= INLINE_MAX_ELEMENTS
 
 
+def _ready(args) -> bool:
+    """Is every Array among ``args`` ready (and not deleted)?"""
+    for x in args:
+        if isinstance(x, Array):
+            buf = x._buffer
+            if buf is None or not buf.is_ready():
+                return False
+    return True
+
+
+def _quick_item(buffers, device, after) -> bool:
+    """May tiny work be marked quick on ``device``'s stream (see ``Stream.drain_quick``):
+    no token to wait for, and each input ready or made by that same stream (an
+    earlier item, in order)?"""
+    if after:
+        return False
+    for b in buffers:
+        if b.device is not device and not b.is_ready():
+            return False
+    return True
+
+
 def _buffers_of(args) -> list:
     """The buffers of the Array arguments (``x._value`` raises if one was deleted)."""
     return [x._live_buffer() for x in args if isinstance(x, Array)]
+
+
+def _arguments_ready(args) -> bool:
+    """Is every Array among ``args`` ready? (A deleted one raises, as reading it would.)"""
+    for x in args:
+        if isinstance(x, Array):
+            buf = x._buffer
+            if buf is None:
+                x._live_buffer()  # raises: the array was deleted
+            if type(buf) is not Buffer and not buf.is_ready():  # a plain Buffer is ready
+                return False
+    return True
 
 
 def _all_ready(buffers) -> bool:
@@ -195,17 +235,20 @@ def _snapshot(x):
     return x
 
 
-def _enqueue(name, fn, args, avals_out, device, effects=no_effects):
+def _enqueue(name, fn, args, avals_out, device, effects=no_effects, tiny=False):
     """Queue ``fn`` (-> one NumPy array per output) after ``args``; future Arrays.
 
     With ``effects``, the work also waits for the runtime tokens of its ordered
     effects, and its completion becomes the new tokens (chapter 12's hook).
+    ``tiny``: the work itself is known to be quick (the item is marked quick
+    when, besides, it will not wait for another stream or a token).
     """
     completion, outputs, arrays = _future_arrays(avals_out, device)
     hook = _effects_hook if effects else None
     after = hook.token_inputs(effects) if hook is not None else ()
-    stream_for(device).enqueue(WorkItem(name, fn, _buffers_of(args), outputs, completion,
-                                        after))
+    inputs = _buffers_of(args)
+    stream_for(device).enqueue(WorkItem(name, fn, inputs, outputs, completion, after,
+                                        quick=tiny and _quick_item(inputs, device, after)))
     if hook is not None:
         hook.set_token_results(effects, device, completion)
     return arrays
@@ -267,7 +310,8 @@ def dispatch_primitive(prim, args, params, avals_out):
     stream = stream_for(device)
     multiple = prim.multiple_results
     out_avals = avals_out if multiple else (avals_out,)
-    if (_inline and stream.idle() and _tiny_and_ready(args, out_avals)
+    tiny = _tiny(args, out_avals)
+    if (_inline and tiny and (stream.idle() or stream.drain_quick()) and _ready(args)
             and _nothing_to_wait_for(effects)):
         if profiler.is_tracing():
             return _run_inline(prim.name, device, lambda: _impl_or_failure(
@@ -279,7 +323,7 @@ def dispatch_primitive(prim, args, params, avals_out):
         outs = impl_rules[prim](*(dispatch.to_numpy(x) for x in snapshot), **params)
         return [dispatch.output_value(o, a) for o, a in
                 zip(outs if multiple else [outs], out_avals)]
-    outs = _enqueue(prim.name, run, args, out_avals, device, effects)
+    outs = _enqueue(prim.name, run, args, out_avals, device, effects, tiny)
     return outs if multiple else outs[0]
 
 
@@ -301,12 +345,25 @@ def _note_run_time(executable, seconds: float) -> None:
         executable._fastest_run_seconds = seconds
 
 
+def _label_and_effects(executable) -> tuple[str, frozenset]:
+    """The profiler's name of ``executable`` (``jit(f)``) and its effects, found once
+    per executable (both are fixed when it is compiled)."""
+    try:
+        return executable._dispatch_label_and_effects
+    except AttributeError:
+        found = (f"jit({executable.name})", effects_of_executable(executable))
+        executable._dispatch_label_and_effects = found
+        return found
+
+
 def execute_executable(executable, flat_args, device=None) -> list:
     """``registry.execute``'s executor: queue the executable (or run it inline)."""
     if running.busy:
         return executable(*flat_args)
     device = _device_of(flat_args, device)
-    effects = effects_of_executable(executable) if _effects_hook is not None else no_effects
+    label, effects = _label_and_effects(executable)
+    if _effects_hook is None:
+        effects = no_effects
     if device.queue_is_own and not effects:
         # a GPU (chapter 10): the executable queues its kernels on the device's CUDA
         # stream and returns at once; that stream is the device's queue. A program
@@ -315,28 +372,43 @@ def execute_executable(executable, flat_args, device=None) -> list:
         # as on the CPU, so that the caller does not wait.
         run_on = getattr(executable, "run_on", None)  # the device it was asked to run on
         try:
-            return _run_inline(f"jit({executable.name})", device,
+            return _run_inline(label, device,
                                lambda: run_on(device, flat_args) if run_on is not None
                                else executable(*flat_args))
         except Exception as e:  # raised where an output is read
             return _failed_arrays(executable.out_avals, device, e)
     stream = stream_for(device)
     fastest = getattr(executable, "_fastest_run_seconds", None)
+    tiny = fastest is not None and fastest <= INLINE_MAX_SECONDS
     # A program with effects (a print, a callback) runs inline whenever it may, as
     # JAX's CPU client runs one before returning: its lines appear during the call.
-    quick = effects or (fastest is not None and fastest <= INLINE_MAX_SECONDS)
-    if (_inline and quick and stream.idle()
-            and _all_ready(_buffers_of(flat_args)) and _nothing_to_wait_for(effects)):
-        t0 = time.perf_counter()
-        try:
-            outs = _run_inline(f"jit({executable.name})", device, lambda: executable(*flat_args))
-        except Exception as e:
-            _ran_inline(effects, device, e)
-            return _failed_arrays(executable.out_avals, device, e)
-        _ran_inline(effects, device)
-        _note_run_time(executable, time.perf_counter() - t0)
-        return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
-                for o in outs]
+    if (_inline and (effects or tiny) and (stream.idle() or stream.drain_quick())
+            and _arguments_ready(flat_args) and _nothing_to_wait_for(effects)):
+        if effects or profiler.is_tracing():
+            t0 = time.perf_counter()
+            try:
+                outs = _run_inline(label, device, lambda: executable(*flat_args))
+            except Exception as e:
+                _ran_inline(effects, device, e)
+                return _failed_arrays(executable.out_avals, device, e)
+            _ran_inline(effects, device)
+            _note_run_time(executable, time.perf_counter() - t0)
+        else:
+            # The common inline run, spelled out: no effects, no profiler event. Its
+            # time is not noted: it ran inline because its fastest run was already
+            # quick, and a faster one changes no later decision.
+            running.busy = True
+            try:
+                outs = executable(*flat_args)
+            except Exception as e:  # raised where an output is read
+                return _failed_arrays(executable.out_avals, device, e)
+            finally:
+                running.busy = False
+        for o in outs:
+            if o._buffer.device is not device and o.device != device:
+                return [o if o.device == device else Array(o.aval, Buffer(o._value, device))
+                        for o in outs]
+        return outs
     snapshot = [_snapshot(x) for x in flat_args]
     avals = executable.out_avals
 
@@ -346,7 +418,7 @@ def execute_executable(executable, flat_args, device=None) -> list:
         values = [_host_value(o, a) for o, a in zip(outs, avals)]
         _note_run_time(executable, time.perf_counter() - t0)
         return values
-    outs = _enqueue(f"jit({executable.name})", run, flat_args, avals, device, effects)
+    outs = _enqueue(label, run, flat_args, avals, device, effects, tiny)
     for i, k in _forwarded(executable):  # an input returned as it is stays that Array
         x = flat_args[k]
         if isinstance(x, Array) and x.aval == avals[i]:

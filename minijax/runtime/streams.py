@@ -65,9 +65,10 @@ class WorkItem:
     only, not their data: an error there is not this item's (chapter 12's
     runtime tokens).
     """
-    __slots__ = ("name", "fn", "inputs", "outputs", "completion", "after", "t_enqueue")
+    __slots__ = ("name", "fn", "inputs", "outputs", "completion", "after", "t_enqueue",
+                 "quick")
 
-    def __init__(self, name, fn, inputs, outputs, completion, after=()):
+    def __init__(self, name, fn, inputs, outputs, completion, after=(), quick=False):
         self.name = name
         self.fn = fn
         self.inputs = inputs
@@ -75,6 +76,9 @@ class WorkItem:
         self.completion = completion
         self.after = after
         self.t_enqueue = 0.0
+        #: Known to finish soon: tiny work whose inputs were ready when it was
+        #: queued, with nothing else to wait for (see :meth:`Stream.drain_quick`).
+        self.quick = quick
 
     def run(self, device=None) -> None:
         """Wait for the inputs, run, fill the outputs, signal. Never raises."""
@@ -127,12 +131,33 @@ class Stream:
         self._lock = threading.Lock()
         self._submitted = 0   # items enqueued (under _lock)
         self._finished = 0    # items run (by the worker only)
+        self._slow_submitted = 0  # of those, the items not marked quick
+        self._slow_finished = 0
+        self._last: Completion | None = None  # the completion of the last item enqueued
         self._thread: threading.Thread | None = None
         self._closed = False
 
     def idle(self) -> bool:
         """Nothing queued and nothing running (a snapshot: another thread may enqueue)."""
         return self._submitted == self._finished
+
+    def drain_quick(self) -> bool:
+        """If everything pending is quick work, wait until it has run; did it?
+
+        Work runs inline only on an idle stream (nothing may overtake work
+        queued before it). A program that once had its work queued (a first
+        call, whose cost was not known yet) can then stay queued for good:
+        each call finds the previous one still pending and queues behind it,
+        and two threads take turns with the GIL for every tiny call. When
+        every pending item is marked quick (tiny, its inputs were ready and
+        it waits for no token), the caller waits for them instead (they
+        finish within microseconds) and the stream is idle again.
+        """
+        last = self._last
+        if last is None or self._slow_submitted != self._slow_finished:
+            return False
+        last.wait()  # the stream is in order: the last item done is everything done
+        return True
 
     def enqueue(self, item: WorkItem) -> None:
         """Put ``item`` at the end of the queue; returns at once."""
@@ -142,6 +167,9 @@ class Stream:
                 item.completion.set(_closed_error())
                 return
             self._submitted += 1
+            if not item.quick:
+                self._slow_submitted += 1
+            self._last = item.completion
             if self._thread is None:
                 self._start_worker()
             self._queue.put(item)
@@ -161,6 +189,8 @@ class Stream:
                 item.completion.set(_closed_error())
             else:
                 item.run(self.device)
+            if not item.quick:
+                self._slow_finished += 1
             self._finished += 1
 
     def synchronize(self) -> None:

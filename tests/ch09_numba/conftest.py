@@ -19,6 +19,16 @@ def cache_dir(_compile_cache_dir):
     return _compile_cache_dir
 
 
+@pytest.fixture
+def numba_compiler():
+    """The test is about Numba's compile of the kernel source (its cache, its
+    dispatcher, its passes): Numba compiles, not minijax's own translator."""
+    old = minijax.config.read("minijax_cpu_compiler")
+    minijax.config.update("minijax_cpu_compiler", "numba")
+    yield
+    minijax.config.update("minijax_cpu_compiler", old)
+
+
 def cpu_jit(f, **kw):
     """``jit`` on the Numba backend, named explicitly (JAX deprecates ``backend=``)."""
     import warnings

@@ -13,6 +13,9 @@ import minijax.numpy as jnp
 from minijax.backends.cpu import llvm_passes
 from tests.ch09_numba.conftest import cpu_jit
 
+# these tests are about Numba's compile of a kernel: Numba compiles them
+pytestmark = pytest.mark.usefixtures("numba_compiler")
+
 
 @pytest.fixture
 def levels(monkeypatch):

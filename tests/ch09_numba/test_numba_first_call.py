@@ -63,7 +63,7 @@ def _compiled_signatures(jitted, *args) -> int:
     return len(executable.kernel.overloads)
 
 
-def test_the_kernel_is_compiled_for_one_signature_only():
+def test_the_kernel_is_compiled_for_one_signature_only(numba_compiler):
     f = cpu_jit(lambda x, n, k: (x * n + k, jnp.sum(x)))
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert _compiled_signatures(f, x, np.int32(3), 1.5) == 1

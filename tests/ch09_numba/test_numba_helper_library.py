@@ -67,6 +67,7 @@ import sys, warnings, numpy as np
 warnings.simplefilter("ignore")
 import minijax, minijax.numpy as jnp
 minijax.config.update("minijax_cache_dir", sys.argv[1])
+minijax.config.update("minijax_cpu_compiler", "numba")
 minijax.config.update("minijax_default_backend", "cpu")
 x = np.linspace(-3, 3, 11, dtype=np.float32)
 outs = [minijax.jit(lambda x, k=k: jnp.tanh(x) * k)(x) for k in (1.0, 2.0)]

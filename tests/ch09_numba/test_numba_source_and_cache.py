@@ -50,14 +50,27 @@ _SCRIPT = textwrap.dedent("""
     import minijax, minijax.numpy as jnp
     import minijax.backends.cpu
     minijax.config.update("minijax_cache_dir", sys.argv[1])
+    minijax.config.update("minijax_cpu_compiler", sys.argv[2])
     f = minijax.jit(lambda x: jnp.exp(jnp.cos(x) * 3.0) + 0.5, backend="cpu")
     compiled = f.lower(np.ones(5, np.float32)).compile()
     print(compiled._executable.cache_hit, float(compiled(np.ones(5, np.float32))[0]))
 """)
 
 
-def _run(cache: str) -> list[str]:
-    return run_script(_SCRIPT, cache)
+def _run(cache: str, compiler: str = "numba") -> list[str]:
+    return run_script(_SCRIPT, cache, compiler)
+
+
+def test_a_second_process_loads_our_object_file_from_the_disk_cache(tmp_path):
+    """minijax's own compiler: the object file LLVM wrote is loaded by the second process."""
+    cache = str(tmp_path / "cache")
+    first = _run(cache, "llvm")
+    assert first[0] == "False"
+    objects = os.listdir(os.path.join(cache, "llvm_objects"))
+    assert len([f for f in objects if f.endswith(".o")]) == 1
+    second = _run(cache, "llvm")
+    assert second == ["True", first[1]]
+    np.testing.assert_allclose(float(second[1]), np.exp(np.cos(1.0) * 3) + 0.5, rtol=1e-6)
 
 
 def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):

@@ -5,6 +5,7 @@ Results are checked against NumPy on both sides of the switch."""
 import os
 
 import numpy as np
+import pytest
 
 import minijax
 import minijax.numpy as jnp
@@ -13,6 +14,9 @@ from minijax.backends.cpu import compile as cpu_compile
 from minijax.backends.interpreter import InterpreterExecutable
 from minijax.backends.cpu.tiered import TieredExecutable, background_compile_option
 from tests.ch09_numba.conftest import cpu_jit, lowering_of
+
+# compiling in the background is for the kernels Numba compiles (ours compiles quickly)
+pytestmark = pytest.mark.usefixtures("numba_compiler")
 
 X = np.linspace(-2, 2, 1000, dtype=np.float32)
 

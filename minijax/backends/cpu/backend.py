@@ -33,7 +33,7 @@ from minijax import lax
 from minijax.array import Array
 from minijax.backends.cpu import compile as compiler  # (first: it sets up OpenMP, then Numba)
 from minijax.backends.cpu import conv  # noqa: F401  (registers the convolution lowering)
-from minijax.backends.cpu import host_calls
+from minijax.backends.cpu import host_calls, kernel_compiler
 from minijax.backends.cpu.thread_budget import after_one_thread_products, fit_to_machine
 from minijax.backends.cpu import windowed  # noqa: F401  (registers the pooling lowerings)
 from minijax.backends.cpu.rules import LOWERINGS
@@ -184,8 +184,9 @@ class NumbaExecutable(Executable):
         super().__init__(lowering)
         closed = lowering.plan.closed_jaxpr
         jaxpr = closed.jaxpr
-        self.kernel, self.signature, self.cache_hit = compiler.compile_kernel(
-            lowering.source, lowering.fn_name, compiler.kernel_signature(lowering.plan))
+        self.compiled = kernel_compiler.compile_kernel(lowering)
+        self.kernel, self.signature = self.compiled.fn, self.compiled.signature
+        self.cache_hit = self.compiled.cache_hit
         self._consts = [_prepare(c, v.aval) for c, v in zip(closed.consts, jaxpr.constvars)]
         self._const_avals = [v.aval for v in jaxpr.constvars]
         self._sources = output_sources(jaxpr)
@@ -195,6 +196,8 @@ class NumbaExecutable(Executable):
         # parallel loops: Numba's thread count is fitted to the machine too (thread_budget)
         self._parallel = "prange(" in lowering.source
         self._plain = [_is_plain(a) for a in self.in_avals]
+        self._plain_out = [not is_threefry_key(a.dtype) and not is_half(a.dtype)
+                           for a in self.out_avals]
 
     def _arguments(self, flat_args) -> list:
         """The arguments as the kernel takes them (:func:`_prepare`). A training step
@@ -204,7 +207,8 @@ class NumbaExecutable(Executable):
         args = []
         for x, aval, plain in zip(flat_args, self.in_avals, self._plain):
             if plain and type(x) is Array:
-                value = x._value
+                buf = x._buffer  # a plain Buffer is ready: its data, without three calls
+                value = buf._data if type(buf) is Buffer else x._value
                 flags = value.flags
                 if flags.c_contiguous and not flags.writeable and value.dtype == aval.dtype:
                     args.append(value)
@@ -229,10 +233,13 @@ class NumbaExecutable(Executable):
         if error is not None:  # raised here, outside the kernel's error, with its own chain
             raise error
         outs = []
-        for (kind, k), aval in zip(self._sources, self.out_avals):
+        for (kind, k), aval, plain_out in zip(self._sources, self.out_avals, self._plain_out):
             if kind == "kernel":
                 value = results[k]
-                if is_threefry_key(aval.dtype):  # the kernel computed key data
+                if plain_out:  # the common case: an array of the output's own dtype
+                    if type(value) is not np.ndarray:
+                        value = np.asarray(value, dtype=aval.dtype)
+                elif is_threefry_key(aval.dtype):  # the kernel computed key data
                     value = _as_keys(value, aval)
                 elif is_half(aval.dtype):  # the kernel computed float16's (bfloat16's) bits
                     value = np.asarray(value, dtype=np.uint16).view(aval.dtype)
@@ -247,10 +254,19 @@ class NumbaExecutable(Executable):
                 outs.append(as_output_array(k, aval))
         return outs
 
-    def as_text(self, assembly: bool = False) -> str:
-        """The optimized LLVM IR of the entry function (Numba's ``inspect_llvm``),
-        or with ``assembly=True`` its machine code (``inspect_asm``)."""
-        kernel = self.kernel
+    def as_text(self, assembly: bool = False, emitted: bool = False) -> str:
+        """The kernel's optimized LLVM IR: for our compiler the whole module after
+        LLVM's -O3 (``emitted=True``: the IR our translator emitted, before any
+        optimization), for a kernel Numba compiled its entry function's
+        (``inspect_llvm``); with ``assembly=True`` the machine code."""
+        ours = self.compiled.llvm
+        if ours is not None:
+            if assembly:
+                return ours.assembly()
+            if emitted:
+                return ours.translated.ir
+            return _entry_ir(ours.optimized_ir, self.lowering.fn_name)
+        kernel = self.compiled.numba
         if not kernel.stats.cache_misses:  # loaded from the disk cache: no IR kept
             options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
             kernel = numba.njit(**options)(kernel.py_func)  # njit implies nopython
@@ -302,7 +318,8 @@ class NumbaCPUBackend(Backend):
     def compile(self, lowering, **options):
         if isinstance(lowering, InterpreterLowering):
             return InterpreterExecutable(lowering)
-        if background_compile_option.value:
+        # compiling in the background pays for Numba's slow compiles; ours is quick
+        if background_compile_option.value and kernel_compiler.needs_numba(lowering):
             module = compiler.load_module(lowering.source)
             if not is_cached(module):  # warm: loading is faster than interpreting
                 interpreted = FallbackLowering(self, lowering.closed_jaxpr, lowering.name,
