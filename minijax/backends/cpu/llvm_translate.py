@@ -608,6 +608,13 @@ class _Translator:
         self.builder = ir.IRBuilder(body.append_basic_block("body"))
         try:
             start, stop, raw = body.args
+            # a part starts at a run-time index, so LLVM cannot prove the loop's index
+            # never negative, keeps Python's negative-index wrap, and vectorizes the
+            # loads as gathers (selu on 1e6 floats: 2.5-3.3 ms against 0.5): tell it
+            assume = self.module.declare_intrinsic(
+                "llvm.assume", fnty=ir.FunctionType(ir.VoidType(), [ir.IntType(1)]))
+            self.builder.call(assume, [self.builder.icmp_signed(">=", start,
+                                                                ir.Constant(start.type, 0))])
             unpacked = llvm_parallel.unpack_captures(self.builder, raw, struct_type)
             for (name, what), value in zip(captured, unpacked):
                 if isinstance(what, Array):
