@@ -28,6 +28,11 @@ multi-threaded BLAS products used to collapse (see
 ``minijax.backends.cpu.thread_budget``). ``--repeat N`` runs the steady-state
 part N times, to show the spread on a shared machine.
 
+``--profile-steps`` instead times each step of minijax's kernel for both
+models (:func:`profile_steps`: a cycle-counter reading between the steps of
+the generated source, one thread), to see which convolution, product or loop
+nest the time goes to.
+
 Run: ``PYTHONPATH=. python bench/bench_w6_train_digits.py [--busy] [--repeat N]``
 with an interpreter that has JAX installed, for the JAX column.
 """
@@ -260,6 +265,86 @@ def first_epochs(have_jax: bool) -> dict:
 
 
 # =============================================================================
+# 4. Where a minijax step's time goes: each step of its kernel plan, timed
+# =============================================================================
+def _cycle_counter():
+    """A Numba function returning the processor's cycle counter (LLVM's
+    ``readcyclecounter``: ``rdtsc`` on x86), and the intrinsic itself."""
+    from llvmlite import ir
+    from numba import njit
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def cycles(typingctx):
+        def codegen(context, builder, sig, args):
+            fn = builder.module.declare_intrinsic(
+                "llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), ()))
+            return builder.call(fn, ())
+        return types.int64(), codegen
+    return njit(lambda: cycles()), cycles
+
+
+def _timed_source(source: str, entry: str) -> tuple[str, list[str]]:
+    """The kernel module ``source`` with a cycle-counter reading before each
+    top-level step of ``entry`` (the writer heads each with a comment) and
+    the readings returned first; the steps' headings."""
+    lines, out, labels = source.splitlines(), [], []
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"def {entry}("))
+    for i, line in enumerate(lines):
+        step = i > start and (line.startswith("    # ") or line.startswith("    return ("))
+        if step and not line.startswith("    # (") and not line.startswith("     "):
+            out.append(f"    _cycles[{len(labels)}] = _read_cycles()")
+            labels.append(line.strip())
+        out.append(line.replace("    return (", "    return (_cycles, ", 1)
+                   if line.startswith("    return (") and i > start else line)
+        if i == start:
+            out.append("    _cycles = np.zeros(1000, np.int64)")
+    return "\n".join(out).replace("cache=True", "cache=False"), labels
+
+
+def profile_steps(model: str, top: int = 12, runs: int = 200) -> list:
+    """Time each step of the kernel of minijax's ``model`` step, on one thread
+    (one BLAS thread, one Numba thread): the kernel's source with a cycle-
+    counter reading between its steps, the minimum of each step over
+    ``runs`` calls. Returns ``[(microseconds, heading)]``, slowest first."""
+    import importlib.util
+    import minijax
+    import numba
+    from minijax.backends.cpu import blas_threads
+    x, y = digits()
+    trainer = Trainer(minijax, model, batches(x, y, 1))
+    args = (trainer.params, trainer.velocity, *trainer.batches[0])
+    executable = trainer.step.lower(*args).compile()._executable
+    source, labels = _timed_source(executable.lowering.source, executable.lowering.fn_name)
+    counter, cycles = _cycle_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "timed_kernel.py")
+        with open(path, "w") as f:
+            f.write(source)
+        spec = importlib.util.spec_from_file_location("timed_kernel", path)
+        module = importlib.util.module_from_spec(spec)
+        module._read_cycles = cycles
+        spec.loader.exec_module(module)
+        kernel = getattr(module, executable.lowering.fn_name)
+    flat = [np.asarray(a) for a in minijax.tree_util.tree_leaves(args)]
+    numba.set_num_threads(1)
+    blas_threads.set_threads(1)
+    readings = np.array([np.diff(kernel(*executable._consts, *flat)[0][:len(labels)])
+                         for _ in range(runs)])
+    c0, t0 = counter(), time.perf_counter()
+    time.sleep(0.2)
+    per_us = (counter() - c0) / (time.perf_counter() - t0) / 1e6
+    us = readings.min(axis=0) / per_us
+    print(f"\n{model}: the kernel's steps on one thread, minimum of {runs} calls, "
+          f"{us.sum():.0f} us in all; the {top} slowest:")
+    ranked = sorted(zip(us, labels), key=lambda p: -p[0])
+    for t, label in ranked[:top]:
+        print(f"  {t:7.1f} us  {label[:100]}")
+    return ranked
+
+
+# =============================================================================
 # Printing
 # =============================================================================
 def print_steady(all_runs: list) -> None:
@@ -308,7 +393,11 @@ def main(argv=None):
                         help="skip the fresh-process first epochs")
     parser.add_argument("--no-steady", action="store_true",
                         help="skip the steady-state steps")
+    parser.add_argument("--profile-steps", action="store_true",
+                        help="only time each step of minijax's kernels (one thread)")
     args = parser.parse_args(argv)
+    if args.profile_steps:
+        return [profile_steps(model) for model in ("mlp", "cnn")]
     neighbour = subprocess.Popen([sys.executable, "-c", BUSY]) if args.busy else None
     try:
         jax = import_jax()

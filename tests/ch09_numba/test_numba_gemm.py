@@ -1,8 +1,9 @@
 """Matrix products as BLAS sgemm calls (``backends/cpu/helpers.gemm_helper``).
 
-A float32 product of two matrices is written as ``_sgemm_<ta><tb>(a, b, out)``:
-the operands as they are stored, a transpose flag for each. Vectors and
-batches become one ``_sgemm_nn`` call per batch element; integers keep plain
+A float32 product of two matrices is written as ``_sgemm_<ta><tb>_1t(a, b, out)``:
+the operands as they are stored, a transpose flag for each, on one BLAS thread
+(a big product: one call per block of columns, ``test_numba_product_bits.py``).
+Vectors and batches become ``_sgemm_nn_1t`` calls per batch element; integers keep plain
 loops. A transpose that is not folded into a product is a copy that goes tile
 by tile. Results are checked against NumPy in float64.
 """
@@ -23,12 +24,12 @@ D = rng.standard_normal((6, 7)).astype(np.float32)   # 6x7
 E = rng.standard_normal((3, 5)).astype(np.float32)   # 3x5
 
 CASES = {  # name: (function, operands, expected, helper)
-    "a @ b": (lambda a, b: a @ b, (A, B), lambda a, b: a @ b, "_sgemm_nn"),
-    "a.T @ c": (lambda a, c: a.T @ c, (A, C), lambda a, c: a.T @ c, "_sgemm_tn"),
+    "a @ b": (lambda a, b: a @ b, (A, B), lambda a, b: a @ b, "_sgemm_nn_1t"),
+    "a.T @ c": (lambda a, c: a.T @ c, (A, C), lambda a, c: a.T @ c, "_sgemm_tn_1t"),
     "a @ d.T": (lambda a, d: lax.dot_general(a, d, (((1,), (1,)), ((), ()))), (A, D),
-                lambda a, d: a @ d.T, "_sgemm_nt"),
+                lambda a, d: a @ d.T, "_sgemm_nt_1t"),
     "c.T @ e.T": (lambda c, e: lax.dot_general(c, e, (((0,), (1,)), ((), ()))), (C, E),
-                  lambda c, e: c.T @ e.T, "_sgemm_tt"),
+                  lambda c, e: c.T @ e.T, "_sgemm_tt_1t"),
 }
 
 
@@ -76,7 +77,7 @@ def test_vectors_and_batches_are_sgemm_calls_too(f, expected, shapes):
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     jitted = cpu_jit(f)
     src = kernel_source(jitted, *args)
-    assert "_sgemm_nn(" in src and "np.dot" not in src
+    assert "_sgemm_nn_1t(" in src and "np.dot" not in src
     want = expected(*(x.astype(np.float64) for x in args))
     np.testing.assert_allclose(np.asarray(jitted(*args)), want, rtol=1e-5, atol=1e-5)
 

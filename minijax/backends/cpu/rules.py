@@ -48,6 +48,7 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu import host_calls
 from minijax.backends.cpu import math_helpers, trig_helpers  # noqa: F401  (register their helpers)
+from minijax.backends.cpu.blas_threads import column_blocks
 from minijax.backends.cpu.helpers import (gemm_helper, reduce_precision_helper, request,
                                           sort_helper)
 from minijax.backends.cpu.loops import (PARALLEL_THRESHOLD, close_loops, copy_loops, index,
@@ -277,8 +278,8 @@ def _integer_pow(c, x):
 def _select_n(c, which, *cases):
     if len(cases) == 1:
         return cases[0]
-    if kind(c.eqn.invars[0].aval.dtype) == "b":
-        return f"({cases[1]} if {which} else {cases[0]})"
+    if kind(c.eqn.invars[0].aval.dtype) == "b":  # (a select, not a jump: see helpers._select)
+        return f"{c.helper('_select')}({which}, {cases[1]}, {cases[0]})"
     expr = cases[0]
     for k, case in enumerate(cases[1:], start=1):  # as the impl: the last case >= k wins
         expr = f"({case} if {which} >= {k} else {expr})"
@@ -595,11 +596,13 @@ def _dot_general(w, eqn, *operand_names) -> None:
         w.emit(f"{name}_{suffix} = {code}")
         operands.append(f"{name}_{suffix}")
     out_shape = tuple(out.aval.shape)
-    if np.dtype(dtype) == np.float32 and M * N * K > 0:  # each product: one sgemm call
-        gemm = w.helper(gemm_helper(False, False))
+    if np.dtype(dtype) == np.float32 and M * N * K > 0:  # each product: sgemm in blocks
         w.emit(f"{name}_3d = np.empty({(B, M, N)}, dtype={np_dtype(dtype)})")
         w.emit(f"for i0 in range({B}):")
-        w.emit(f"    {gemm}({operands[0]}[i0], {operands[1]}[i0], {name}_3d[i0])")
+        w.depth += 1
+        _blocked_gemm(w, f"{operands[0]}[i0]", f"{operands[1]}[i0]", f"{name}_3d[i0]",
+                      False, False, (M, N, K), name)
+        w.depth -= 1
     else:
         w.emit(f"{name}_3d = np.zeros({(B, M, N)}, dtype={np_dtype(dtype)})")
         w.emit(f"{w.helper('_dot_loop')}({operands[0]}, {operands[1]}, {name}_3d)")
@@ -607,10 +610,11 @@ def _dot_general(w, eqn, *operand_names) -> None:
               else f"{name} = {name}_3d[0, 0, 0]")
 
 def _matrix_dot(w, eqn, name: str) -> bool:
-    """A product of two float32 matrices as ONE call of a gemm helper on the
+    """A product of two float32 matrices as calls of a gemm helper on the
     operands as they are stored (:func:`.helpers.gemm_helper`: BLAS's gemm
-    with a transpose flag for each, so ``x.T`` is never copied). Returns
-    False for the other cases (batches, vectors, other dtypes).
+    with a transpose flag for each, so ``x.T`` is never copied): one call, or
+    one per block of columns for a big product (:func:`_blocked_gemm`).
+    Returns False for the other cases (batches, vectors, other dtypes).
 
     The helpers compile once, in the shared helper module; ``np.dot``
     compiled Numba's BLAS wrapper again for each pair of operand layouts
@@ -622,12 +626,37 @@ def _matrix_dot(w, eqn, name: str) -> bool:
             and lhs.aval.dtype == rhs.aval.dtype == dtype and np.dtype(dtype) == np.float32):
         return False
     m, n = lhs.aval.shape[1 - lc[0]], rhs.aval.shape[1 - rc[0]]
-    gemm = w.helper(gemm_helper(lc[0] == 0, rc[0] == 1))
+    k = lhs.aval.shape[lc[0]]
     a, b = (f"np.ascontiguousarray({w.atom(x)})" for x in (lhs, rhs))
     w.emit(f"{name} = np.empty(({m}, {n}), dtype={np_dtype(dtype)})")
-    w.emit(f"{gemm}({a}, {b}, {name})  # {name} = {w.atom(lhs)}"
-              f"{'.T' * (lc[0] == 0)} @ {w.atom(rhs)}{'.T' * (rc[0] == 1)}")
+    w.emit(f"# {name} = {w.atom(lhs)}{'.T' * (lc[0] == 0)} @ {w.atom(rhs)}{'.T' * (rc[0] == 1)}")
+    _blocked_gemm(w, a, b, name, lc[0] == 0, rc[0] == 1, (m, n, k), name)
     return True
+
+
+def _blocked_gemm(w, a: str, b: str, out: str, trans_a: bool, trans_b: bool, mnk, name: str):
+    """``out = op(a) @ op(b)`` (float32, ``out`` is m x n) as single-threaded sgemm
+    calls on blocks of ``out``'s columns, spread over threads with ``prange``:
+    the blocks depend on the shape alone (:func:`.blas_threads.column_blocks`),
+    so the bits do not depend on how many threads the machine can spare."""
+    m, n, k = mnk
+    gemm = w.helper(gemm_helper(trans_a, trans_b, one_thread=True))
+    blocks, width = column_blocks(m, n, k)
+    if blocks == 1:
+        w.emit(f"{gemm}({a}, {b}, {out})  # one block, on one BLAS thread")
+        return
+    w.parallel = True
+    if any(x.startswith("np.") for x in (a, b)):  # once, not once per block
+        w.emit(f"{name}_a, {name}_b = {a}, {b}")
+        a, b = f"{name}_a", f"{name}_b"
+    j = f"{name}_j"
+    end = f"{j} + {width}" if blocks * width == n else f"min({j} + {width}, {n})"
+    cols = f"{j}:{end}"
+    w.emit(f"for {name}_c in prange({blocks}):  # {blocks} blocks of {width} columns, "
+           "one BLAS thread each")
+    w.emit(f"    {j} = {name}_c * {width}")
+    b_cols = f"{b}[{cols}]" if trans_b else f"{b}[:, {cols}]"  # b.T's columns are b's rows
+    w.emit(f"    {gemm}({a}, {b_cols}, {out}[:, {cols}])")
 
 def _transposed(w, x: str, aval, perm, name: str) -> str:
     """A contiguous copy of ``x`` with its axes permuted, written as element

@@ -47,6 +47,17 @@ sets one count for the whole process in SciPy's (pthreads) build: a call
 from a stream's worker thread sets it for the caller thread too. That is
 fine here: every thread sets the same value, the machine's budget.
 
+**The bits must not follow the load.** OpenBLAS on two threads cuts a
+product into other pieces than on one, and sums their edges in another
+order: with the count following the load, a jitted training step gave other
+bits on a busy machine than on an idle one. So a kernel's own matrix
+products no longer use OpenBLAS's threads: each runs on one BLAS thread, a
+big one in blocks of columns fixed by its shape, the blocks spread over
+Numba's threads (``blas_threads.column_blocks``); the count given to OpenBLAS
+here still serves what else calls it (Numba's LAPACK calls), and the backend
+gives it back after a kernel whose products set it to one
+(:func:`after_one_thread_products`).
+
 **Numba's threads too.** A kernel with ``prange`` loops runs them on Numba's
 OpenMP threads, and a busy machine hurts them the same way, if less often:
 each parallel loop ends with every thread waiting for the last one, and on
@@ -147,6 +158,7 @@ class _Sample:
     threads: int | None = None
     told: int | None = None   # the count last given to OpenBLAS
     free: int | None = None   # the free cores (at least one), for Numba's threads
+    own: int | None = None    # the option off: OpenBLAS's count before the last kernel
 
 
 _sample = _Sample()
@@ -187,6 +199,8 @@ def fit_to_machine(parallel: bool = False) -> None:
     clock read and two comparisons.
     """
     if not _enabled or not (_can_set or parallel):
+        if not _enabled and _can_set:  # the program's own count, put back after the kernel
+            _sample.own = blas_threads.get_threads()
         if parallel:
             fit_numba_threads(None)  # the option off: Numba's own count
         return
@@ -231,11 +245,16 @@ def fit_numba_threads(free: int | None) -> None:
 
 
 def after_one_thread_products() -> None:
-    """After a kernel whose threaded loops set OpenBLAS to one thread
-    (``gemm_helper(..., one_thread=True)``): give it back the machine's count."""
+    """After a kernel whose products set OpenBLAS to one thread
+    (``gemm_helper(..., one_thread=True)``): give it back the machine's count
+    (the option off: the count it had before the kernel, the program's own)."""
     if not _can_set:
         return
-    n = budget() if _enabled else None
+    if not _enabled:
+        blas_threads.set_threads(blas_threads.default_threads if _sample.own is None
+                                 else _sample.own)
+        return
+    n = budget()
     blas_threads.set_threads(blas_threads.default_threads if n is None else n)
     _sample.told = n
 

@@ -6,7 +6,18 @@ Each output element of ``reduce_window_sum``/``max``/``min`` and of
 CUDA's): one loop nest over the output, a nested one over the window, the
 outer loop spread over threads when the work is big. ``select_and_scatter_add``
 adds each source element onto its window's winner; windows may overlap, so
-one thread does it all, in order, as the CPU's scatters do. The generic
+one thread does it all, in order, as the CPU's scatters do.
+
+Pooling an image laid out NHWC leaves its last axis, the features, alone
+(a window one element wide, stride 1): then the window sums, maxima and
+minima go a *row* of features at a time (:func:`_write_rows`): each output
+row starts as the identity and takes the window's rows in turn, a
+contiguous loop the compiler vectorizes, and a row of padding or holes is
+skipped with one test instead of one per element. The order of the
+operations on each element is the element-at-a-time order, so the bits are
+the same. (The transpose of average pooling, ``pad`` then a window sum, is
+one such window sum, over the padding and holes the ``pad`` put in:
+:func:`minijax.backends.plan.windows.fold_pads_into_window_sums`.) The generic
 ``reduce_window`` (chapter 08) writes its computation's jaxpr inline, in the
 window loops.
 """
@@ -17,9 +28,11 @@ import numpy as np
 from minijax import lax
 from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
 from minijax.backends.cpu.rules import lowering
-from minijax.backends.cpu.syntax import cast, np_dtype
-from minijax.backends.plan.windows import (window_loops, write_reduce, write_select_and_gather,
+from minijax.backends.cpu.syntax import cast, is_half, literal, np_dtype
+from minijax.backends.plan.windows import (checked_window_loops, combine, plain_tail, window_loops,
+                                           write_reduce, write_select_and_gather,
                                            write_select_and_scatter)
+from minijax.lax.windowed import identity_of
 from minijax.control_flow.windowed import reduce_window_p
 from minijax.jaxpr import ClosedJaxpr
 
@@ -58,10 +71,67 @@ def _each_output(write):
     return rule
 
 
+def _reduce_rows(kind: str):
+    """A rule for ``reduce_window_{kind}``: rows of features at a time when the
+    window leaves the trailing axes alone (pooling NHWC images), else one
+    output element at a time (:func:`_each_output`)."""
+    each_element = _each_output(lambda w, eqn, o, store: write_reduce(w, eqn, kind, o, store))
+
+    def rule(w, eqn, *operands) -> None:
+        x, out = eqn.invars[0], eqn.outvars[0]
+        shape, dtype = tuple(out.aval.shape), np.dtype(out.aval.dtype)
+        t = plain_tail(eqn.params, len(shape))
+        if t == len(shape) or is_half(dtype):
+            return each_element(w, eqn, *operands)
+        _write_rows(w, eqn, kind, t)
+    return rule
+
+
+def _write_rows(w, eqn, kind: str, t: int) -> None:
+    """``out[o, :] = fold of x[i, :]`` over the window positions ``i`` of each
+    position ``o`` of the first ``t`` axes; the trailing axes (the features) are
+    the innermost loops, contiguous: each output row starts as the identity and
+    takes each real row of the window in turn, in the window's order, the
+    order the element-at-a-time loops add in (the same bits)."""
+    x, out = eqn.invars[0], eqn.outvars[0]
+    shape, dtype = tuple(out.aval.shape), np.dtype(out.aval.dtype)
+    name = w.var(out)
+    w.emit(f"# {w.text(eqn)}  (a row of {shape[t:]} at a time)")
+    w.emit(f"{name} = np.empty({shape}, dtype={np_dtype(dtype)})")
+    window = int(np.prod(eqn.params["window_dimensions"], dtype=np.int64))
+    o = _open_output_loops(w, shape[:t], int(np.prod(shape, dtype=np.int64)) * window)
+    opened = w.opened_window_loops
+
+    def over_row(body) -> None:
+        """``body(tail)`` inside loops over the trailing axes."""
+        tail, depth = [], 0
+        for d in range(t, len(shape)):
+            if shape[d] == 1:
+                tail.append("0")
+                continue
+            w.emit(f"for t{d}_v in range({shape[d]}):")
+            w.depth += 1
+            depth += 1
+            tail.append(f"t{d}_v")
+        body(tail)
+        w.depth -= depth
+
+    at = lambda tail: f"{name}[{', '.join([*o, *tail])}]"  # noqa: E731
+    ident = literal(identity_of(kind, dtype), dtype)
+    over_row(lambda tail: w.emit(f"{at(tail)} = {ident}"))
+    lines, depth = checked_window_loops(o, x.aval.shape, eqn.params, "r_", t)
+    for line in lines:
+        w.emit(line)
+    w.depth += depth
+    idx = [f"r_i{d}" for d in range(t)]
+    over_row(lambda tail: w.emit(
+        f"{at(tail)} = {combine(w, kind, dtype, at(tail), w.read(x, [*idx, *tail]))}"))
+    w.depth -= depth + opened
+
+
 for _kind, _prim in (("sum", lax.reduce_window_sum_p), ("max", lax.reduce_window_max_p),
                      ("min", lax.reduce_window_min_p)):
-    lowering(_prim, complex=_kind == "sum")(
-        _each_output(lambda w, eqn, o, store, kind=_kind: write_reduce(w, eqn, kind, o, store)))
+    lowering(_prim, complex=_kind == "sum")(_reduce_rows(_kind))
 
 lowering(lax.select_and_gather_add_p)(_each_output(write_select_and_gather))
 

@@ -19,6 +19,9 @@ jaxpr is simplified, as XLA simplifies HLO before fusing it:
    :func:`compose_broadcasts` — a broadcast read by a bigger elementwise
    equation is replaced by one broadcast straight to that shape, so the loop
    nest reads the original value by index arithmetic instead of a copy;
+   :func:`~minijax.backends.plan.windows.fold_pads_into_window_sums` — a zero
+   ``pad`` read by a window sum (average pooling's transpose) becomes that
+   sum's padding and base dilation;
 5. :func:`fold_transposed_products` and :func:`fold_transposed_operands` —
    a transpose next to a matrix product becomes a flag of the product;
 6. :func:`hoist_consts` — constants of nested jaxprs become constants of the
@@ -34,6 +37,7 @@ from collections import Counter
 
 import numpy as np
 
+from minijax.backends.plan.windows import fold_pads_into_window_sums
 from minijax.interpreters.partial_eval import trace_to_jaxpr_dynamic
 from minijax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from minijax.lax.compiler_hints import optimization_barrier_p
@@ -53,6 +57,7 @@ def prepare(closed_jaxpr: ClosedJaxpr) -> ClosedJaxpr:
     closed_jaxpr = dead_code_elimination(inline_calls(closed_jaxpr))
     closed_jaxpr = split_transposing_reshapes(closed_jaxpr)
     closed_jaxpr = divide_by_reciprocal(fold_constants(closed_jaxpr))
+    closed_jaxpr = fold_pads_into_window_sums(closed_jaxpr)  # (plan/windows.py)
     closed_jaxpr = dead_code_elimination(compose_broadcasts(closed_jaxpr))
     return hoist_consts(fold_transposed_operands(fold_transposed_products(closed_jaxpr)))
 
