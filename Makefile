@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo tour async-demo test test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
+.PHONY: demo tour async-demo test test-llvm-check test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,7 +65,14 @@ CUDA_KERNELS := build/cuda-kernels
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest
+	$(MAKE) test-llvm-check
 	$(MAKE) test-cuda-simulator
+
+# Chapter 09's own compiler against Numba: every kernel of these tests compiled by
+# both, and every call's outputs compared bit for bit (kernel_compiler's "check")
+LLVM_CHECK_SUITE := tests/ch09_numba tests/ch14_end_to_end
+test-llvm-check: $(VENV)/.installed-test
+	MINIJAX_CPU_COMPILER=check $(PY) -m pytest -q $(LLVM_CHECK_SUITE)
 
 test-cuda-simulator: $(VENV)/.installed-test
 	rm -rf $(CUDA_KERNELS)

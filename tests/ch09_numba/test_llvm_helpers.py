@@ -93,7 +93,7 @@ def _cases():
               ("_arg_better_min", list(_pairs(F64, F64))),
               ("_idiv", list(_pairs(np.int32, np.int32))),
               ("_irem", list(_pairs(np.int64, np.int64))),
-              ("_fmax", list(_pairs(bool, bool)))]  # bool arguments: i1 in the C signature
+              ("_arg_better_max", list(_pairs(bool, bool)))]  # bool arguments: i1 in the C signature
     u32 = _ints(np.uint32)
     cases += [("_popcount", [u32, _const(1, np.uint32, u32)]),
               ("_clz", [u32, _const(32, np.int64, u32), _const(1, np.uint32, u32)])]
