@@ -172,6 +172,7 @@ MODULES = {
     "minijax.backends.cpu.llvm_translate_ops": 9,
     "minijax.backends.cpu.llvm_translate_arrays": 9,
     "minijax.backends.cpu.llvm_translate": 9,
+    "minijax.backends.cpu.llvm_translate_coverage": 9,
     "minijax.backends.cpu.tiered": 9,
     "minijax.backends.cpu.backend": 9,
     "minijax.backends.cpu.host_calls": 9,

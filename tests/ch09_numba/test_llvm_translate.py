@@ -374,7 +374,111 @@ def test_mlp_training_step():
     assert "numba_xxgemm" in kernel.ir
 
 
-def test_sort_is_left_to_numba():
-    lowering = minijax.jit(lambda a: jnp.sort(a)).lower(floats((3, 5)))._lowering
-    with pytest.raises(NotTranslatable, match="_sort_perm_1"):
-        translate_kernel(lowering.source, lowering.fn_name, arg_specs(lowering.plan))
+def test_sort_and_its_own_helper_inlined():
+    """The sort helper is made for the kernel and written into its module: inlined."""
+    x = floats((3, 9))
+    x[1, :4] = [np.nan, 0.0, -0.0, np.nan]
+    lowering = minijax.jit(lambda a: jnp.sort(a)).lower(x)._lowering
+    assert "\ndef _sort_perm_1(" in lowering.source
+    check_same_bits(lambda a: (jnp.sort(a), jnp.argsort(a, axis=0), lax.sort((a[0], a[1]), num_keys=2)), x)
+
+
+# =============================================================================
+# Hand-written kernels: the corners of Numba's scalar semantics
+# =============================================================================
+_HANDWRITTEN = '''
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def jit_corners(a, b, x, y):
+    out_i = np.empty((12, 6), dtype=np.int64)
+    out_u = np.empty((6, 6), dtype=np.uint64)
+    out_f = np.empty((12, 6), dtype=np.float64)
+    out_b = np.empty((8, 6), dtype=np.bool_)
+    for k in range(6):
+        p, q = a[k], b[k]
+        out_i[0, k] = p // q
+        out_i[1, k] = p % q
+        out_i[2, k] = (p << (q & 63)) >> 3
+        out_i[3, k] = -p + ~q
+        out_i[4, k] = abs(p) if p != -9223372036854775808 else 0
+        out_i[5, k] = min(p, q, 7)
+        out_i[6, k] = max(np.int32(p), q)
+        out_i[7, k] = (p > 0) - (p < 0)
+        out_i[8, k] = np.int64(x[k]) if abs(x[k]) < 1e18 else 0
+        out_i[9, k] = int(math.floor(y[k])) if abs(y[k]) < 1e9 else 1
+        out_i[10, k] = np.int8(p) * np.int16(q)
+        out_i[11, k] = divmod(p, 7)[0] + divmod(q, -3)[1]
+        u, v = np.uint64(p), np.uint64(q)
+        out_u[0, k] = u // v
+        out_u[1, k] = u % v
+        out_u[2, k] = u >> np.uint64(7)
+        out_u[3, k] = -u
+        out_u[4, k] = u * v + np.uint64(1)
+        out_u[5, k] = np.uint64(np.uint32(p)) + np.uint8(q)
+        out_f[0, k] = x[k] // y[k]
+        out_f[1, k] = x[k] % y[k]
+        out_f[2, k] = p / q
+        out_f[3, k] = np.float32(x[k]) + np.int16(q)
+        out_f[4, k] = np.float32(x[k]) * np.uint16(q)
+        out_f[5, k] = np.sqrt(x[k]) + math.exp(y[k] * 0.001)
+        out_f[6, k] = -x[k] if x[k] else y[k]
+        out_f[7, k] = np.float32(x[k]) ** np.float32(0.5)
+        out_f[8, k] = np.floor(y[k]) + np.ceil(x[k]) + np.trunc(y[k])
+        out_f[9, k] = np.float32(u) + np.float64(v)
+        out_f[10, k] = max(x[k], y[k]) - min(np.float32(x[k]), y[k])
+        out_f[11, k] = np.float32(np.float32(x[k]) % np.float32(y[k]))
+        out_b[0, k] = u < p
+        out_b[1, k] = np.int8(p) < np.uint8(q)
+        out_b[2, k] = x[k] != y[k]
+        out_b[3, k] = np.isnan(x[k]) or np.isfinite(y[k])
+        out_b[4, k] = not (p and q)
+        out_b[5, k] = 0 <= p < q
+        out_b[6, k] = np.bool_(x[k])
+        out_b[7, k] = ~(p > q)
+    return (out_i, out_u, out_f, out_b, )
+'''
+
+
+def test_handwritten_corners_of_numbas_scalar_semantics():
+    """int64/uint64 (which minijax's programs do not make), division by zero,
+    INT64_MIN // -1, mixed signed and unsigned comparisons, Python's float % and //,
+    casts and literals, min/max and the truth of floats."""
+    from numba import from_dtype, types
+    i64 = np.iinfo(np.int64)
+    a = np.array([7, -7, i64.min, 0, 5, -6], np.int64)
+    b = np.array([2, 0, -1, -3, -7, 3], np.int64)
+    x = np.array([5.5, -0.0, np.inf, np.nan, -7.25, 4.0])
+    y = np.array([-2.0, 0.0, 3.0, 1.5, 0.5, -2.0])
+    for arr in (a, b, x, y):
+        arr.flags.writeable = False
+    specs = [ArgSpec(v.dtype, v.shape) for v in (a, b, x, y)]
+    kernel = translate_kernel(_HANDWRITTEN, "jit_corners", specs)
+    signature = tuple(types.Array(from_dtype(v.dtype), 1, "C", readonly=True)
+                      for v in (a, b, x, y))
+    numba_kernel, _, _ = compiler.compile_kernel(_HANDWRITTEN, "jit_corners", signature)
+    expected = numba_kernel(a, b, x, y)
+    got = run_translated(kernel, [a, b, x, y], specs)
+    for g, e in zip(got, expected):
+        assert_same_bits(g, e)
+
+
+def test_pooling_and_its_gradient():
+    x = np.nan_to_num(floats((2, 6, 6, 3)), posinf=2, neginf=-2)
+
+    def pools(a):
+        avg = lax.reduce_window(a, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+        top = lax.reduce_window(a, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+        return jnp.sum(avg * avg) + jnp.sum(top)
+    check_same_bits(lambda a: (pools(a), minijax.grad(pools)(a)), x)
+
+
+def test_integer_products_through_an_inlined_array_helper():
+    a, b = ints((4, 6), np.int32), ints((6, 3), np.int32)
+    lowering = minijax.jit(lambda x, y: x @ y).lower(a, b)._lowering
+    assert "_sgemm" not in lowering.source   # (integers: loops in a helper, not BLAS)
+    check_same_bits(lambda x, y: (x @ y, jnp.einsum("ij,kj->ik", x, x)), a, b)

@@ -59,6 +59,23 @@ The trig pipeline as a whole, ``_sin_end(x, _sin_cos_f64(_rem_pio2_32(x)))``,
 is a scalar function of ``x`` though: :data:`NESTED` names it ``_sin32``.
 And each item of a tuple a helper returns is a scalar function of its
 arguments: :func:`item_helper` (``_threefry2x32__item0``).
+
+**The compiled helper library.** Inlining costs compile time at every call
+site: LLVM optimizes the helper's body again each time (a kernel with 40
+calls of ``sin``, ``cos`` and ``tanh`` spent 1.5 s in -O3). So each big
+float helper is also compiled *by itself*, once per machine, to an object
+file (:func:`compiled_helper`, cached beside the IR and SHA-checked like
+it) that exports the scalar function and **vector variants**,
+``<16 x float> @minijax_helper_sin32__float32__v16(<16 x float>)`` (and 4, 8
+lanes; 2, 4, 8 for float64). A variant stores its vector into a stack array,
+runs a loop over the lanes calling the scalar helper, and loads the result:
+-O3 inlines the helper into that loop and vectorizes it as it would in a
+kernel, so every lane has the scalar helper's bits. A kernel then only
+DECLARES the helper, with the attribute
+``"vector-function-abi-variant"="_ZGV_LLVM_N16v_<scalar>(<variant>)"``
+(:func:`declarations_ir`): LLVM's vector-function ABI, by which the loop
+vectorizer learns that a call of the scalar in a loop may become a call of
+the variant on 16 lanes.
 """
 from __future__ import annotations
 
@@ -69,7 +86,7 @@ import sys
 import tempfile
 import threading
 import types as pytypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 import llvmlite
@@ -84,7 +101,9 @@ from minijax.backends.cpu import helpers
 
 __all__ = ["HelperFunction", "HelperNotAvailable", "helper_function", "helper_ir",
            "helper_module_ref", "prebuild", "scalar_helpers", "NESTED", "nested_helper",
-           "item_helper", "library_key", "host_cpu", "cache_folder", "stats", "forget"]
+           "item_helper", "library_key", "host_cpu", "cache_folder", "stats", "forget",
+           "CompiledHelper", "compiled_helper", "vector_symbol", "vectorizable",
+           "declarations_ir", "helper_size", "library_object_path", "VECTOR_WIDTHS"]
 
 #: The layout of a cache entry (the key also covers this module's code).
 FORMAT = 1
@@ -283,18 +302,18 @@ def helper_ir(functions: Iterable[HelperFunction]) -> str:
     return text
 
 
-def helper_module_ref(functions: Iterable[HelperFunction]) -> llvm.ModuleRef:
+def helper_module_ref(functions: Iterable[HelperFunction], context=None) -> llvm.ModuleRef:
     """:func:`helper_ir` as a parsed llvmlite module (a fresh one each call:
-    linking into a kernel consumes it)."""
+    linking into a kernel consumes it), in LLVM ``context`` (default: the global one)."""
     by_symbol = {f.symbol: f for f in functions}
-    module = llvm.parse_assembly("")
+    module = llvm.parse_assembly("", context)
     module.triple = llvm.get_process_triple()
     for symbol in sorted(by_symbol):
-        module.link_in(_parsed(by_symbol[symbol]))
+        module.link_in(_parsed(by_symbol[symbol], context))
     return module
 
 
-def _parsed(f: HelperFunction) -> llvm.ModuleRef:
+def _parsed(f: HelperFunction, context=None) -> llvm.ModuleRef:
     """The parsed IR of ``f``; an entry that does not parse (an intact file of
     bad IR: say, written by a broken build) is built again."""
     key = (f.name, f.arg_dtypes)
@@ -302,12 +321,12 @@ def _parsed(f: HelperFunction) -> llvm.ModuleRef:
         if not isinstance(_memory.get(key), tuple):
             helper_function(f.name, f.arg_dtypes)
         try:
-            return llvm.parse_assembly(_memory[key][1])
+            return llvm.parse_assembly(_memory[key][1], context)
         except RuntimeError:
             stats["rebuilt"] += 1
             outcome = _memory[key] = _build(f.name, f.arg_dtypes)
             _write_atomically(_entry_path(*key), _entry_text(f.name, f.arg_dtypes, outcome))
-            return llvm.parse_assembly(outcome[1])
+            return llvm.parse_assembly(outcome[1], context)
 
 
 def _common_helpers() -> list:
@@ -326,21 +345,26 @@ def _common_helpers() -> list:
     return specs
 
 
-def prebuild(specs=None) -> dict:
+def prebuild(specs=None, library: bool = True) -> dict:
     """Make sure every ``(name, arg_dtypes)`` of ``specs`` is cached (by default
     the helpers the CPU rules call most: float32 math, float16 and bfloat16
     rounding, max and min, threefry); returns ``{(name, arg_dtypes):
     HelperFunction or the HelperNotAvailable}``. Builds a machine's library in
     one go (2-3 s for the 40 common ones here; then 3 ms to read them), say at
-    install time or before a benchmark."""
+    install time or before a benchmark. With ``library``, the big float ones
+    are compiled to machine code too, with their vector variants
+    (:func:`compiled_helper`: about 0.1 s each)."""
     results = {}
     specs = _common_helpers() if specs is None else specs
     for name, arg_dtypes in specs:
         arg_dtypes = tuple(np.dtype(d) for d in arg_dtypes)
         try:
-            results[(name, arg_dtypes)] = helper_function(name, arg_dtypes)
+            results[(name, arg_dtypes)] = found = helper_function(name, arg_dtypes)
         except HelperNotAvailable as e:
             results[(name, arg_dtypes)] = e
+            continue
+        if library and vectorizable(found) and helper_size(found) >= LIBRARY_MIN_SIZE:
+            compiled_helper(found)
     return results
 
 
@@ -607,3 +631,233 @@ def _c_wrapper(mangled: str, function: HelperFunction) -> str:
             f"{function.return_dtype.name} with a C signature (Numba's is above)\n"
             f"define weak_odr {ret} @{function.symbol}({', '.join(params)}) alwaysinline {{\n"
             f"entry:\n{body}\n}}\n")
+
+
+# =============================================================================
+# The compiled helper library: each helper as machine code, with vector variants
+# =============================================================================
+#: The vector widths of a helper's variants, per LLVM element type: 128, 256 and
+#: 512 bits, so that the loop vectorizer finds one for whichever width it picks.
+VECTOR_WIDTHS = {"float": (4, 8, 16), "double": (2, 4, 8)}
+
+#: The helpers worth calling rather than inlining have at least this many
+#: instructions (:func:`helper_size`): a ``max`` is cheaper inlined.
+LIBRARY_MIN_SIZE = 25
+
+#: The format of a library object file (its header, and what it exports).
+LIBRARY_FORMAT = 1
+_LIBRARY_MAGIC = b"minijax helper library object, format %d\n" % LIBRARY_FORMAT
+
+
+@dataclass(frozen=True)
+class CompiledHelper:
+    """Helper ``function`` compiled to machine code by itself, with its vector
+    variants: ``<W x float> @<symbol>__v<W>(<W x float> ...)`` for each
+    ``W`` of ``widths``. ``pure`` says whether LLVM found the scalar function
+    to neither read nor write memory (``memory(none)``), the condition for the
+    loop vectorizer to call a vector variant in its place; ``body`` is the
+    object file."""
+    function: HelperFunction
+    widths: tuple
+    pure: bool
+    body: bytes = field(default=b"", repr=False)
+
+
+def vector_symbol(function: HelperFunction, width: int) -> str:
+    """``minijax_helper_sin32__float32__v16``: the variant taking ``width`` lanes."""
+    return f"{function.symbol}__v{width}"
+
+
+def vectorizable(function: HelperFunction) -> bool:
+    """Whether ``function`` has vector variants: all its arguments and its result
+    are of one floating-point type (float32 or float64)."""
+    dtypes = {*function.arg_dtypes, function.return_dtype}
+    return len(dtypes) == 1 and function.return_dtype.kind == "f"
+
+
+def _vector_variant_ir(function: HelperFunction, width: int) -> str:
+    """``<W x T> @<symbol>__v<W>(<W x T> %a0, ...)``: each lane through the scalar helper.
+
+    The vectors are stored into stack arrays; a loop over the ``W`` lanes
+    loads each lane's arguments, calls the scalar helper and stores its
+    result; the result array is loaded as a vector. At -O3 the helper is
+    inlined into that loop and the loop vectorized, exactly as in a kernel's
+    loop: the same scalar instructions, ``W`` lanes at once, so every lane has
+    the bits the scalar helper gives (no fast-math anywhere)."""
+    t = _c_type(function.return_dtype)
+    vec, arr = f"<{width} x {t}>", f"[{width} x {t}]"
+    n = len(function.arg_dtypes)
+    params = ", ".join(f"{vec} %a{i}" for i in range(n))
+    lines = [f"define {vec} @{vector_symbol(function, width)}({params}) {{", "entry:"]
+    for i in range(n):
+        lines += [f"  %buf{i} = alloca {arr}, align 64", f"  store {vec} %a{i}, ptr %buf{i}, align 64"]
+    lines += [f"  %out = alloca {arr}, align 64", "  br label %lane", "lane:",
+              "  %i = phi i64 [ 0, %entry ], [ %next, %lane ]"]
+    args = []
+    for i in range(n):
+        lines += [f"  %p{i} = getelementptr inbounds {arr}, ptr %buf{i}, i64 0, i64 %i",
+                  f"  %x{i} = load {t}, ptr %p{i}"]
+        args.append(f"{t} %x{i}")
+    lines += [f"  %r = call {t} @{function.symbol}({', '.join(args)})",
+              f"  %q = getelementptr inbounds {arr}, ptr %out, i64 0, i64 %i",
+              f"  store {t} %r, ptr %q",
+              "  %next = add nuw nsw i64 %i, 1",
+              f"  %done = icmp eq i64 %next, {width}",
+              f"  br i1 %done, label %exit, label %lane, !llvm.loop !{3 * width}",
+              "exit:", f"  %v = load {vec}, ptr %out, align 64", f"  ret {vec} %v", "}",
+              # the loop's width, said: else the vectorizer may pick 16 lanes for
+              # every loop, and leave a loop of 4 or 8 iterations scalar
+              f"!{3 * width} = distinct !{{!{3 * width}, !{3 * width + 1}, !{3 * width + 2}, "
+              f"!{{!\"llvm.loop.unroll.disable\"}}}}",
+              f'!{3 * width + 1} = !{{!"llvm.loop.vectorize.width", i32 {width}}}',
+              f'!{3 * width + 2} = !{{!"llvm.loop.vectorize.enable", i1 true}}']
+    return "\n".join(lines) + "\n"
+
+
+def _library_module(function: HelperFunction, widths: tuple) -> llvm.ModuleRef:
+    """One module exporting the scalar C-ABI helper and its vector variants
+    (everything else internal), for this machine."""
+    from minijax.backends.cpu import llvm_compile
+    machine = llvm_compile.host_machine()
+    module = helper_module_ref([function])
+    if widths:
+        t = _c_type(function.return_dtype)
+        declaration = (f"declare {t} @{function.symbol}"
+                       f"({', '.join(_c_type(d) for d in function.arg_dtypes)})\n")
+        module.link_in(llvm.parse_assembly(
+            declaration + "".join(_vector_variant_ir(function, w) for w in widths)))
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(machine.target_data)
+    exported = {function.symbol, *(vector_symbol(function, w) for w in widths)}
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        fn.linkage = "external" if fn.name in exported else "internal"
+    for gv in module.global_variables:
+        if not gv.is_declaration:
+            gv.linkage = "internal"
+    module.verify()
+    llvm_compile.optimize(module)
+    return module
+
+
+def _build_library_entry(function: HelperFunction) -> CompiledHelper:
+    from minijax.backends.cpu import llvm_compile
+    widths = VECTOR_WIDTHS[_c_type(function.return_dtype)] if vectorizable(function) else ()
+    if any(not fn.is_declaration and _has_loop(str(fn))
+           for fn in helper_module_ref([function]).functions):
+        widths = ()  # a helper with a loop of its own (``_digamma``) does not vectorize
+    module = _library_module(function, widths)
+    attributes = b" ".join(module.get_function(function.symbol).attributes)
+    pure = b"memory(none)" in attributes and b"nounwind" in attributes
+    stats["library built"] = stats.get("library built", 0) + 1
+    return CompiledHelper(function, widths, pure, llvm_compile.host_machine().emit_object(module))
+
+
+def library_object_path(function: HelperFunction) -> str:
+    """Where ``function``'s compiled library entry is cached (beside its IR)."""
+    return os.path.join(cache_folder(), function.symbol + ".o")
+
+
+def _library_file(entry: CompiledHelper) -> bytes:
+    """The file: the SHA-256 of the rest, a header line, then the object file."""
+    header = (f"{entry.function.symbol} widths={','.join(map(str, entry.widths))} "
+              f"pure={int(entry.pure)}\n").encode()
+    rest = _LIBRARY_MAGIC + header + entry.body
+    return hashlib.sha256(rest).digest() + rest
+
+
+def _parse_library_file(data: bytes, function: HelperFunction) -> CompiledHelper | None:
+    """The entry stored in ``data``, or ``None`` if it is not an intact one for ``function``."""
+    rest = data[32:]
+    if len(data) <= 32 or hashlib.sha256(rest).digest() != data[:32]:
+        return None
+    if not rest.startswith(_LIBRARY_MAGIC):
+        return None
+    header, _, body = rest[len(_LIBRARY_MAGIC):].partition(b"\n")
+    fields = header.decode(errors="replace").split()
+    if len(fields) != 3 or fields[0] != function.symbol or not body:
+        return None
+    widths = tuple(int(w) for w in fields[1][len("widths="):].split(",") if w)
+    return CompiledHelper(function, widths, fields[2] == "pure=1", body)
+
+
+def compiled_helper(function: HelperFunction) -> CompiledHelper:
+    """``function``'s entry of the compiled helper library: from memory, from
+    the disk cache (checked against its SHA-256; a damaged file is rebuilt), or
+    compiled now (LLVM -O3 over the helper and its vector variants: 50-300 ms)
+    and cached."""
+    key = ("library", function.symbol)
+    with _lock:
+        found = _memory.get(key)
+        if found is not None:
+            return found
+        path = library_object_path(function)
+        try:
+            with open(path, "rb") as f:
+                found = _parse_library_file(f.read(), function)
+            if found is None:
+                stats["rebuilt"] += 1
+        except OSError:
+            found = None
+        if found is None:
+            found = _build_library_entry(function)
+            _write_bytes_atomically(path, _library_file(found))
+        else:
+            stats["library loaded"] = stats.get("library loaded", 0) + 1
+        _memory[key] = found
+        return found
+
+
+def _write_bytes_atomically(path: str, data: bytes) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def declarations_ir(entries: Iterable[CompiledHelper]) -> str:
+    """A module DECLARING each entry's scalar helper with its vector variants
+    named in the ``"vector-function-abi-variant"`` attribute
+    (``_ZGV_LLVM_N16v_<scalar>(<variant>)``: LLVM's own ISA, not masked, 16
+    lanes, each argument a vector), and the variants themselves, kept in
+    ``@llvm.compiler.used`` (an unused declaration is dropped, and with it the
+    variant the vectorizer looks for). The scalar is declared
+    ``memory(none) nounwind willreturn``, what LLVM found it to be: the
+    vectorizer widens only calls without side effects."""
+    lines, used, groups = [], [], []
+    for k, entry in enumerate(entries):
+        f = entry.function
+        t = _c_type(f.return_dtype)
+        params = ", ".join(_c_type(d) for d in f.arg_dtypes)
+        mappings = ",".join(f"_ZGV_LLVM_N{w}{'v' * len(f.arg_dtypes)}_{f.symbol}"
+                            f"({vector_symbol(f, w)})" for w in entry.widths)
+        lines.append(f"declare {t} @{f.symbol}({params}) #{k}")
+        groups.append(f'attributes #{k} = {{ nounwind willreturn memory(none) '
+                      f'"vector-function-abi-variant"="{mappings}" }}')
+        for w in entry.widths:
+            vec = f"<{w} x {t}>"
+            lines.append(f"declare {vec} @{vector_symbol(f, w)}"
+                         f"({', '.join([vec] * len(f.arg_dtypes))}) nounwind willreturn memory(none)")
+            used.append(f"ptr @{vector_symbol(f, w)}")
+    if used:
+        lines.append(f"@llvm.compiler.used = appending global [{len(used)} x ptr] "
+                     f"[{', '.join(used)}], section \"llvm.metadata\"")
+    return "\n".join(lines + groups) + "\n"
+
+
+def helper_size(function: HelperFunction) -> int:
+    """The number of instructions in ``function``'s IR (with what it inlines):
+    what one inlined call of it adds to a kernel for LLVM to optimize."""
+    key = ("size", function.symbol)
+    with _lock:
+        size = _memory.get(key)
+        if size is None:
+            text = helper_ir([function])
+            size = _memory[key] = sum(1 for line in text.splitlines()
+                                      if line.startswith("  ") and not line.startswith("  br "))
+        return size

@@ -36,11 +36,32 @@ translated to the operations Numba emits for it:
   Numba's); a loop ``for i in range(a, b, step)`` counts an int64 as Numba's
   range iterator does; ``a if c else b`` and ``and``/``or`` branch, so the
   arm not taken is not evaluated (it may read out of bounds);
+- ``prange`` loops: the body outlined into a function of ``[start, stop)``
+  run on Numba's thread pool (:mod:`.llvm_parallel`), as Numba's parfors;
 - shared helpers (``from minijax_helpers_... import _exp32``) are called
   through the C-ABI functions :mod:`.llvm_helpers` compiles (Numba compiled
-  them once per machine); the BLAS products (``_sgemm_nt`` ...) call
-  ``numba_xxgemm`` with the arguments the helper passes, so the bits are
-  BLAS's own.
+  them once per machine); a helper that is not a scalar function (it
+  returns a tuple: ``_threefry2x32``) is translated from its source into
+  the kernel, as Numba inlines it; the BLAS products (``_sgemm_nt`` ...)
+  call ``numba_xxgemm`` with the arguments the helper passes, so the bits
+  are BLAS's own;
+- the module carries this machine's triple and data layout, as Numba's do:
+  LLVM reads from them what the C library's math functions may do (on
+  Linux ``sqrtf`` sets ``errno``, so a negative argument stays a call).
+
+Where the translation decides something Numba decides at run time:
+
+- **arrays made in a loop** (a block of rows, a scan's step) are allocated
+  once, at the kernel's start, and reused by every iteration, unless
+  another name keeps the array from one iteration to the next;
+- **array variables**, names bound to arrays in a loop and elsewhere too (a
+  scan's carry, ``g, h = np.int32(i), s``), own a buffer and every binding
+  copies into it (Numba rebinds a reference-counted pointer; the values are
+  the same as long as no other name writes the array later, which the
+  writer never does);
+- **slices with bounds known at run time** (``x[r0:r0 + nr]``, a product's
+  block of rows) are views whose length is a run-time value; only element
+  accesses and the BLAS calls take them.
 
 What Numba's typing does that we skip: it infers a type for every
 variable by propagating types over the whole function to a fixed point;
@@ -50,10 +71,15 @@ pinned to the unified type (:func:`.llvm_translate_types.unify`), which
 gives Numba's answer for the straight-line, loop and branch code the
 writer produces. Numba also resolves every call through its registry of
 overloads; here the few functions the writer uses are looked up by name.
-Not covered (they raise :class:`NotTranslatable`): ``prange`` loops,
-functions the kernel module defines for itself, host callbacks, slices
-with bounds known only at run time, array expressions (``a + b`` on whole
-arrays), complex numbers.
+Not covered (they raise :class:`NotTranslatable`, with the line): functions
+the kernel module defines for itself, helpers that take arrays (the sort's
+``_sort_perm_1``), host callbacks, nested ``prange`` loops, array
+expressions (``a + b`` on whole arrays), complex numbers, integer powers.
+
+NaN signs and payloads are not part of the promise: LLVM keeps neither (it
+may swap a commutative operation's operands, and x86 returns the first
+operand's NaN), and Numba's own kernels give +NaN or -NaN for the same input
+depending on whether the element fell in a vectorized iteration or not.
 """
 from __future__ import annotations
 
@@ -118,27 +144,35 @@ def arg_specs(plan) -> list[ArgSpec]:
 def translate_kernel(source: str, fn_name: str, args: list[ArgSpec]) -> TranslatedKernel:
     """Translate the entry ``fn_name`` of the kernel module ``source`` for ``args``."""
     tree = ast.parse(source)
-    entry, shared = _module_parts(tree, fn_name)
+    entry, shared, own = _module_parts(tree, fn_name)
     pinned: dict[str, np.dtype] = {}
     for _ in range(32):
         try:
-            return _Translator(entry, shared, args, pinned).translate()
+            return _Translator(entry, shared, args, pinned, own).translate()
         except _Retype as retype:
             pinned[retype.name] = retype.dtype
+        except (NotTranslatable, RecursionError):
+            raise
+        except Exception as e:   # a bug here must not break jit: Numba compiles the kernel
+            raise NotTranslatable(f"translator error ({type(e).__name__}: {e})") from e
     raise NotTranslatable("variable types that do not settle")
 
 
 def _module_parts(tree: ast.Module, fn_name: str):
-    """The entry function and the names imported from the shared helper module."""
-    entry, shared = None, set()
+    """The entry function, the names imported from the shared helper module, and the
+    functions the module defines for itself (a sort helper made for this kernel)."""
+    entry, shared, own = None, set(), {}
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == fn_name:
-            entry = node
+        if isinstance(node, ast.FunctionDef):
+            if node.name == fn_name:
+                entry = node
+            else:
+                own[node.name] = node
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("minijax_helpers"):
             shared.update(alias.asname or alias.name for alias in node.names)
     if entry is None:
         raise NotTranslatable(f"no function {fn_name}")
-    return entry, shared
+    return entry, shared, own
 
 
 class _Retype(Exception):
@@ -186,8 +220,12 @@ def _dotted(node) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        if isinstance(node.value, ast.Name) and node.value.id in ("np", "math", "numba"):
-            return f"{node.value.id}.{node.attr}"
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in ("np", "math", "numba"):
+            return f"{base.id}.{node.attr}"
+        inner = _dotted(base) if isinstance(base, ast.Attribute) else None
+        if inner is not None and not inner.startswith("."):
+            return f"{inner}.{node.attr}"   # np.linalg.svd
         return "." + node.attr
     return None
 
@@ -195,8 +233,9 @@ def _dotted(node) -> str | None:
 class _Translator:
     """One translation of the entry function (see the module docstring)."""
 
-    def __init__(self, entry: ast.FunctionDef, shared: set, args, pinned):
+    def __init__(self, entry: ast.FunctionDef, shared: set, args, pinned, own=None):
         self.entry, self.shared, self.args, self.pinned = entry, shared, list(args), pinned
+        self.own = own or {}   # the module's own functions: inlined where called
         self.module = ir.Module(name=entry.name)
         self.module.triple, self.module.data_layout = _host_target()
         self.returns = self._returned_names()
@@ -211,8 +250,7 @@ class _Translator:
         self.builder = ir.IRBuilder(self.function.append_basic_block("body"))
         self.vars: dict[str, object] = {}
         self._target = None
-        self._rebound = _rebound_names(entry)
-        self._kept = _aliased_names(entry) - self._rebound
+        self._store_counts, self._rebound, self._kept = _name_facts(entry)
         self.namespace = ""      # of the variables of an inlined helper ("_f(float32).")
         self.inlined = None      # while inlining a helper: (its exit block, result names)
         self.temps: list[Array] = []
@@ -249,9 +287,10 @@ class _Translator:
                                 list(self.helpers.values()))
 
     def _returned_names(self) -> list:
-        """The returned tuple's elements (their expressions), from the last statement."""
-        last = self.entry.body[-1] if self.entry.body else None
-        if not isinstance(last, ast.Return) or last.value is None:
+        """The returned tuple's elements (their expressions), from the first ``return`` of
+        the function's top level (what follows it never runs)."""
+        last = next((s for s in self.entry.body if isinstance(s, ast.Return)), None)
+        if last is None or last.value is None:
             raise NotTranslatable("a kernel that does not end with its return")
         value = last.value
         return list(value.elts) if isinstance(value, ast.Tuple) else [value]
@@ -262,9 +301,7 @@ class _Translator:
         positions = [k for k, e in enumerate(self.returns) if isinstance(e, ast.Name) and e.id == name]
         if len(positions) == 0 or self.scopes:
             return None
-        bindings = [n for n in ast.walk(self.entry) if isinstance(n, ast.Name) and n.id == name
-                    and isinstance(n.ctx, ast.Store)]
-        return positions[0] if len(bindings) == 1 else None
+        return positions[0] if self._store_counts.get(name) == 1 else None
 
     # ---------------------------------------------------------------- statements
     def _block(self, statements) -> None:
@@ -371,6 +408,10 @@ class _Translator:
 
     def _assign_scalar(self, name: str, value: Scalar) -> None:
         slot = self.vars.get(name)
+        if (slot is None and isinstance(value.value, ir.Constant) and not self.loops
+                and self._store_counts.get(name) == 1 and not name.startswith("return.")):
+            self.vars[name] = _Binding(value, ())   # n = 5: a constant, known to slices and shapes
+            return
         if slot is None:
             dtype = self.pinned.get(self.namespace + name, value.dtype)
             ptr = ir.IRBuilder(self.alloca_block).alloca(llvm_type(dtype), name=name)
@@ -488,9 +529,10 @@ class _Translator:
             (start, stop), step = bounds, ir.Constant(_I64, 1)
         else:
             start, stop, step = bounds
-        if not isinstance(step, ir.Constant) or int(step.constant) == 0:
-            raise NotTranslatable("range with a step known only at run time")
-        self._counted_loop(stmt, start, stop, int(step.constant))
+        if isinstance(step, ir.Constant) and int(step.constant) == 0:
+            raise NotTranslatable("range with a step of 0")
+        self._counted_loop(stmt, start, stop, int(step.constant) if isinstance(step, ir.Constant)
+                           else step)
 
     def _counted_loop(self, stmt, start, stop, step: int) -> None:
         """A hidden int64 counter from ``start`` while below ``stop`` (above, for a negative
@@ -504,7 +546,12 @@ class _Translator:
         b.branch(head)
         b.position_at_end(head)
         current = b.load(counter)
-        b.cbranch(b.icmp_signed("<" if step > 0 else ">", current, stop), body, end)
+        if isinstance(step, int):
+            b.cbranch(b.icmp_signed("<" if step > 0 else ">", current, stop), body, end)
+        else:   # a step known at run time: its sign picks the test
+            up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
+            b.cbranch(b.select(up, b.icmp_signed("<", current, stop),
+                               b.icmp_signed(">", current, stop)), body, end)
         b.position_at_end(body)
         self._assign_scalar(stmt.target.id, Scalar(current, INT64))
         self.loops.append((step_block, end))
@@ -514,7 +561,7 @@ class _Translator:
         if b.block.terminator is None:
             b.branch(step_block)
         b.position_at_end(step_block)
-        b.store(b.add(b.load(counter), ir.Constant(_I64, step)), counter)
+        b.store(b.add(b.load(counter), _dim_value(step)), counter)
         b.branch(head)
         b.position_at_end(end)
 
@@ -613,12 +660,16 @@ class _Translator:
             raise NotTranslatable(f"name {name}")
         if isinstance(found, _Slot):
             return Scalar(self.builder.load(found.ptr), found.dtype)
+        if isinstance(found.value, Scalar):
+            return found.value
         if found.scopes != self.scopes[:len(found.scopes)]:
             raise NotTranslatable(f"array {name} used outside the block that binds it")
         return found.value
 
     def _expr_Attribute(self, node):
         name = _dotted(node)
+        if node.attr == "ctypes":
+            raise NotTranslatable("host callback (an array's .ctypes)")
         if name in _CONSTANTS:
             return Scalar(ir.Constant(llvm_type(FLOAT64), _CONSTANTS[name]), FLOAT64)
         base = self._expr(node.value)
@@ -862,6 +913,11 @@ class _Translator:
         if name in ("np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like",
                     "np.zeros_like"):
             return self._new_array(node, name, out)
+        if name == "np.arange" and len(node.args) == 1 and not node.keywords:
+            n = self._constant_int(node.args[0])
+            array = self._new_buffer(np.dtype(np.int64), (n,), out)
+            loop_nest(self.builder, (n,), lambda i: store(self.builder, array, i, i[0]))
+            return array
         if name == "np.ascontiguousarray":
             array = self._array(node.args[0])
             return array if array.contiguous else self._copy(array, array.dtype, out)
@@ -871,11 +927,21 @@ class _Translator:
             return ops.fma32(self.builder, [self._scalar(a) for a in node.args])
         if _GEMM.match(name) and name in self.shared:
             return self._gemm(name, [self._array(a) for a in node.args])
+        if name in self.own:
+            args = [self._expr(a) for a in node.args]
+            if not all(isinstance(a, (Scalar, Array)) for a in args):
+                raise NotTranslatable(f"call to {name} with a tuple")
+            return self._inline(name, args)
         if name in self.shared:
             nested = self._nested_helper(name, node)
             if nested is not None:
                 return self._helper(nested, [self._scalar(node.args[0])])
-            return self._helper(name, [self._scalar(a) for a in node.args])
+            args = [self._expr(a) for a in node.args]
+            if not all(isinstance(a, (Scalar, Array)) for a in args):
+                raise NotTranslatable(f"call to {name} with a tuple")
+            if not all(isinstance(a, Scalar) for a in args):
+                return self._inline(name, args)   # (the helper library takes scalars)
+            return self._helper(name, args)
         if name in ops.MATH or name.startswith(("np.", "math.")) or name == "abs":
             args = [self._expr(a) for a in node.args]
             if not all(isinstance(a, Scalar) for a in args):
@@ -1072,33 +1138,56 @@ class _Translator:
         their own, typed for these argument types, each ``return`` storing into the
         result variables and jumping to the end."""
         from minijax.backends.cpu.helpers import HELPERS
-        if name not in HELPERS or self.namespace.count("(") >= 4:
+        if self.namespace.count("(") >= 4:
+            raise NotTranslatable(f"call to {name} (helpers nested too deep)")
+        if name in self.own:
+            fn = self.own[name]
+        elif name in HELPERS:
+            fn = ast.parse(HELPERS[name].source.strip()).body[0]
+        else:
             raise NotTranslatable(f"call to {name}")
-        fn = ast.parse(HELPERS[name].source.strip()).body[0]
         params = [p.arg for p in fn.args.args]
         if len(params) != len(args) or fn.args.defaults:
             raise NotTranslatable(f"call to {name} with {len(args)} arguments")
-        saved = (self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared)
+        saved = (self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared,
+                 self._store_counts, self._rebound, self._kept, self._target)
         exit_block = self.builder.append_basic_block(f"{name}.end")
         self.vars, self.loops = {}, []
-        self.namespace = f"{saved[3]}{name}({','.join(a.dtype.name for a in args)})."
-        self.inlined = {"exit": exit_block, "arity": None}
+        self.namespace = f"{saved[3]}{name}({','.join(_describe(a) for a in args)})."
+        self.inlined = {"exit": exit_block, "arity": None, "array": None, "top": self.scopes}
         self.shared = set(HELPERS)
+        self._store_counts, self._rebound, self._kept = _name_facts(fn)
         try:
             for param, value in zip(params, args):
-                self._assign_scalar(param, value)
+                if isinstance(value, Array):
+                    self.vars[param] = _Binding(value, self.scopes)
+                else:
+                    self._assign_scalar(param, value)
             self._block(fn.body)
-            if self.builder.block.terminator is None:
-                raise NotTranslatable(f"{name} without a return at its end")
+            if self.builder.block.terminator is None:   # falls off its end: returns None
+                if self.inlined["arity"] is not None:
+                    raise NotTranslatable(f"{name} returning a value or None")
+                self.builder.branch(exit_block)
             self.builder.position_at_end(exit_block)
             arity = self.inlined["arity"]
+            if arity is None:
+                return None   # (a helper that only writes into its array arguments)
+            if self.inlined["array"] is not None:
+                return self.inlined["array"]
             results = tuple(self._name(f"return.{k}") for k in range(arity or 1))
         finally:
-            self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared = saved
+            (self.vars, self.loops, self.scopes, self.namespace, self.inlined, self.shared,
+             self._store_counts, self._rebound, self._kept, self._target) = saved
         return results if arity else results[0]
 
     def _inlined_return(self, stmt):
         value = self._expr(stmt.value)
+        if isinstance(value, Array):   # one return, at the helper's end: its array
+            if self.scopes != self.inlined["top"] or self.inlined["arity"] is not None:
+                raise NotTranslatable("a helper returning an array from inside a block")
+            self.inlined["arity"], self.inlined["array"] = 0, value
+            self.builder.branch(self.inlined["exit"])
+            return
         values = value if isinstance(value, tuple) else (value,)
         arity = len(value) if isinstance(value, tuple) else 0
         if self.inlined["arity"] not in (None, arity):
@@ -1208,6 +1297,24 @@ def _host_target() -> tuple[str, str]:
         machine = llvm.Target.from_triple(triple).create_target_machine()
         _HOST.append((triple, str(machine.target_data)))
     return _HOST[0]
+
+
+def _describe(value) -> str:
+    """An argument's type in an inlined helper's namespace: ``float32``, ``int64[5]``."""
+    if isinstance(value, Array):
+        return f"{value.dtype.name}{list(value.shape)}"
+    return value.dtype.name
+
+
+def _name_facts(fn: ast.FunctionDef):
+    """How many times each name is bound, the names bound again in a loop or branch
+    (array variables), and the names another name takes the value of."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    rebound = _rebound_names(fn)
+    return counts, rebound, _aliased_names(fn) - rebound
 
 
 def _aliased_names(entry: ast.FunctionDef) -> set:
