@@ -6,12 +6,12 @@ Results are checked against NumPy.
 """
 import os
 import threading
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 
 from minijax.backends.cpu import llvm_compile
+from minijax.backends.cpu.llvm_translate import ArgSpec, TranslatedKernel
 
 SCALE_IR = r"""
 define void @scale(ptr noalias %a, ptr noalias %s, ptr noalias %out) {
@@ -34,18 +34,7 @@ exit:
 """
 
 
-@dataclass(frozen=True)
-class Spec:
-    dtype: object
-    shape: tuple
-
-
-@dataclass
-class Translated:  # the fields of llvm_translate.TranslatedKernel that llvm_compile reads
-    ir: str
-    function: str
-    outputs: list
-    helpers: list = field(default_factory=list)
+Spec, Translated = ArgSpec, TranslatedKernel  # what the translator gives llvm_compile
 
 
 def scale_kernel(size: int) -> Translated:

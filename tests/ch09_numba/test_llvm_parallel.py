@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -21,6 +20,7 @@ import pytest
 from llvmlite import ir
 
 from minijax.backends.cpu import llvm_compile, llvm_parallel
+from minijax.backends.cpu.llvm_translate import ArgSpec, TranslatedKernel
 
 i1, i32, i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 f32, f64 = ir.FloatType(), ir.DoubleType()
@@ -31,18 +31,7 @@ void = ir.VoidType()
 THREADS = [1] + ([2] if numba.config.NUMBA_NUM_THREADS >= 2 else [])
 
 
-@dataclass(frozen=True)
-class Spec:  # the fields of llvm_translate.ArgSpec that llvm_compile reads
-    dtype: object
-    shape: tuple
-
-
-@dataclass
-class Translated:  # the fields of llvm_translate.TranslatedKernel that llvm_compile reads
-    ir: str
-    function: str
-    outputs: list
-    helpers: list = field(default_factory=list)
+Spec, Translated = ArgSpec, TranslatedKernel  # what the translator gives llvm_compile
 
 
 @contextlib.contextmanager
