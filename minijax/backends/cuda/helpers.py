@@ -22,11 +22,45 @@ __all__ = ["CUDA_HELPERS", "DEVICE_DECORATOR", "request", "helper_source"]
 DEVICE_DECORATOR = '@cuda.jit(device=True, inline="always")'
 
 #: CPU helpers whose source is valid CUDA as it is.
-_SHARED = ("_fmax", "_fmin", "_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min",
+_SHARED = ("_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min",
            "_threefry2x32", "_erf_inv_end", "_cdiv")
 
 #: name -> source: the helpers written for CUDA.
 CUDA_HELPERS: dict[str, str] = {name: CPU_HELPERS[name].source for name in _SHARED}
+
+# XLA's max and min, and a select: the CPU's are Numba intrinsics emitting LLVM
+# selects (branch-free, for the CPU's branch predictor); on the GPU, where a warp
+# runs both sides of a branch anyway, plain Python comparisons compile everywhere
+# and take any number type (scatter-min/max on integers too).
+CUDA_HELPERS["_fmax"] = '''
+def _fmax(x, y):
+    """XLA's max: NaN propagates; max(-0., 0.) is 0."""
+    if x > y:
+        return x
+    if y > x:
+        return y
+    if x == y and x != 0:
+        return x
+    return x + y  # NaN if either is NaN; -0. only if both are -0.
+'''
+
+CUDA_HELPERS["_fmin"] = '''
+def _fmin(x, y):
+    """XLA's min: NaN propagates; min(-0., 0.) is -0."""
+    if x < y:
+        return x
+    if y < x:
+        return y
+    if x == y and x != 0:
+        return x
+    return -((-x) + (-y))
+'''
+
+CUDA_HELPERS["_select"] = '''
+def _select(c, x, y):
+    """``x if c else y`` (``select_n`` with a bool predicate)."""
+    return x if c else y
+'''
 
 CUDA_HELPERS["_trunc"] = '''
 def _trunc(x):
