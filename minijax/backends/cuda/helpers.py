@@ -28,7 +28,7 @@ _SHARED = ("_idiv", "_irem", "_sign", "_arg_better_max", "_arg_better_min",
 #: name -> source: the helpers written for CUDA.
 CUDA_HELPERS: dict[str, str] = {name: CPU_HELPERS[name].source for name in _SHARED}
 
-# XLA's max and min, and a select: the CPU's are Numba intrinsics emitting LLVM
+# XLA's max and min: the CPU's are Numba intrinsics emitting LLVM
 # selects (branch-free, for the CPU's branch predictor); on the GPU, where a warp
 # runs both sides of a branch anyway, plain Python comparisons compile everywhere
 # and take any number type (scatter-min/max on integers too).
@@ -54,12 +54,6 @@ def _fmin(x, y):
     if x == y and x != 0:
         return x
     return -((-x) + (-y))
-'''
-
-CUDA_HELPERS["_select"] = '''
-def _select(c, x, y):
-    """``x if c else y`` (``select_n`` with a bool predicate)."""
-    return x if c else y
 '''
 
 CUDA_HELPERS["_trunc"] = '''

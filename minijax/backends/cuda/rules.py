@@ -82,11 +82,24 @@ class CudaScalarContext(ScalarContext):
 # =============================================================================
 same_as_cpu(lax.add_p, add_any_p, lax.sub_p, lax.mul_p, lax.div_p, lax.neg_p,
             lax.square_p, lax.max_p, lax.min_p, lax.clamp_p, lax.integer_pow_p,
-            lax.select_n_p, lax.convert_element_type_p, lax.copy_p, lax.stop_gradient_p,
+            lax.convert_element_type_p, lax.copy_p, lax.stop_gradient_p,
             lax.iota_p, lax.empty2_p, lax.broadcast_in_dim_p, lax.not_p, lax.and_p, lax.or_p, lax.xor_p,
             lax.eq_p, lax.ne_p, lax.lt_p, lax.le_p, lax.gt_p, lax.ge_p,
             lax.shift_left_p, lax.shift_right_logical_p, lax.shift_right_arithmetic_p,
             lax.real_p, lax.imag_p, lax.complex_p, lax.digamma_p)
+
+
+def _select_n(c, which, *cases):
+    """``select_n`` as conditional expressions, the last case ``>= k`` winning. (The
+    CPU's rule writes a bool predicate as a branch-free select, a Numba CPU
+    intrinsic: for the CPU's branch predictor; a GPU runs a warp's both sides anyway.)"""
+    expr = cases[0]
+    for k, case in enumerate(cases[1:], start=1):
+        expr = f"({case} if {which} >= {k} else {expr})"
+    return expr
+
+
+register(lax.select_n_p, _select_n, "scalar", complex=True)
 
 
 def _math(fn: str):
