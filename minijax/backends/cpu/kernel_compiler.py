@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from minijax.backends.cpu import compile as numba_compiler
+# our compiler's modules load with the backend, as Numba does, not in a first call
+from minijax.backends.cpu import llvm_compile, llvm_translate
 from minijax.config import string_state
 
 __all__ = ["cpu_compiler_option", "CompiledKernel", "compile_kernel", "BitsDiffer", "translation",
@@ -73,7 +75,6 @@ class CompiledKernel:
 
 def _translate(lowering):
     """Our compiler's kernel for ``lowering``, or the reason it has none."""
-    from minijax.backends.cpu import llvm_compile
     translated, args, reason = translation(lowering)
     if translated is None:
         return None, reason
@@ -85,7 +86,6 @@ def translation(lowering):
     the translator does not cover the kernel; found once per lowering."""
     found = getattr(lowering, "_translation", None)
     if found is None:
-        from minijax.backends.cpu import llvm_translate
         args = llvm_translate.arg_specs(lowering.plan)
         try:
             found = (llvm_translate.translate_kernel(lowering.source, lowering.fn_name, args),

@@ -342,6 +342,7 @@ def _common_helpers() -> list:
     specs += [(name, (t, t)) for name in ("_fmax", "_fmin", "_arg_better_max",
                                           "_arg_better_min") for t in (f32, f64)]
     specs += [(item_helper("_threefry2x32", i), (u32,) * 4) for i in (0, 1)]
+    specs += [("_select", (np.dtype(bool), t, t)) for t in (f32, f64)]  # select_n on a mask
     return specs
 
 
