@@ -18,6 +18,7 @@ import pytest
 import minijax
 from minijax import lax
 
+from tests.ch00_arrays.test_reduce_window import _padding as _pads
 from tests.ch09_numba.conftest import cpu_jit, kernel_source
 
 rng = np.random.default_rng(9)
@@ -71,13 +72,6 @@ NHWC_CASES = {  # dims, strides, padding, base_dilation, window_dilation (featur
     "window dilation": ((1, 2, 2, 1), (1, 1, 2, 1), "VALID", None, (1, 2, 1, 1)),
     "batch windowed too": ((2, 2, 1, 1), (1, 1, 1, 1), "VALID", None, None),
 }
-
-
-def _pads(shape, dims, strides, padding, wdil):
-    if not isinstance(padding, str):
-        return padding
-    span = [1 + d * (k - 1) for k, d in zip(dims, wdil or (1,) * len(dims))]
-    return lax.padtype_to_pads(shape, span, strides, padding)
 
 
 @pytest.mark.parametrize("kind", ["sum", "max", "min"])

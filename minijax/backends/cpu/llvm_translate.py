@@ -492,13 +492,18 @@ class _Translator:
         b.position_at_end(head)
         b.cbranch(self._truth(self._expr(stmt.test)), body, end)
         b.position_at_end(body)
-        self.loops.append((head, end))
-        with self._scope():
-            self._block(stmt.body)
-        self.loops.pop()
-        if b.block.terminator is None:
-            b.branch(head)
+        self._loop_body(stmt.body, head, end)
         b.position_at_end(end)
+
+    def _loop_body(self, statements, next_block, end) -> None:
+        """A loop's body, in its own scope; it goes on to ``next_block`` (the loop's
+        test, or its counter's step) unless it ended in a ``break`` (to ``end``)."""
+        self.loops.append((next_block, end))
+        with self._scope():
+            self._block(statements)
+        self.loops.pop()
+        if self.builder.block.terminator is None:
+            self.builder.branch(next_block)
 
     def _stmt_Break(self, stmt):
         if not self.loops:
@@ -554,12 +559,7 @@ class _Translator:
                                b.icmp_signed(">", current, stop)), body, end)
         b.position_at_end(body)
         self._assign_scalar(stmt.target.id, Scalar(current, INT64))
-        self.loops.append((step_block, end))
-        with self._scope():
-            self._block(stmt.body)
-        self.loops.pop()
-        if b.block.terminator is None:
-            b.branch(step_block)
+        self._loop_body(stmt.body, step_block, end)
         b.position_at_end(step_block)
         b.store(b.add(b.load(counter), _dim_value(step)), counter)
         b.branch(head)
