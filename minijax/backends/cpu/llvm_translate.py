@@ -753,9 +753,14 @@ class _Translator:
             with b.goto_block(block):
                 b.position_before(block.terminator)
                 converted.append((cast(b, value.value, value.dtype, dtype), block))
-        b.position_at_end(end)
-        phi = b.phi(llvm_type(dtype))
-        for value, block in converted:
+        return self._join(end, converted, dtype)
+
+    def _join(self, end, incoming, dtype) -> Scalar:
+        """The value of ``dtype`` that arrives at block ``end`` from each
+        ``(value, block)`` of ``incoming`` (an LLVM ``phi``)."""
+        self.builder.position_at_end(end)
+        phi = self.builder.phi(llvm_type(dtype))
+        for value, block in incoming:
             phi.add_incoming(value, block)
         return Scalar(phi, dtype)
 
@@ -776,11 +781,7 @@ class _Translator:
             b.position_at_end(block)
             incoming.append((cast(b, value.value, value.dtype, dtype), b.block))
             b.branch(end)
-        b.position_at_end(end)
-        phi = b.phi(llvm_type(dtype))
-        for value, block in incoming:
-            phi.add_incoming(value, block)
-        return Scalar(phi, dtype)
+        return self._join(end, incoming, dtype)
 
     def _expr_Subscript(self, node):
         base = self._expr(node.value)
