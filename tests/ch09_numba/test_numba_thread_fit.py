@@ -40,7 +40,9 @@ def fresh_budget():
 
 
 def compiled(f, *args):
-    """The compiled program of ``cpu_jit(f)`` (called directly: it runs on this thread)."""
+    """The compiled program of ``cpu_jit(f)`` and its executable. Numba's thread count is
+    per thread, so the tests call the executable itself, which runs on this thread (a
+    call of the program may run on the executor's thread or inline, as its queue says)."""
     program = cpu_jit(f).lower(*args).compile()
     executable = program._executable
     wait = getattr(executable, "wait", None)  # a background compile: its Numba kernel
@@ -63,11 +65,11 @@ def test_numba_threads_for_is_the_free_cores_between_one_and_numba_own(free, exp
 def test_a_busy_machine_leaves_a_parallel_kernel_one_numba_thread(fresh_budget, monkeypatch):
     monkeypatch.setattr(thread_budget, "others_running", lambda: thread_budget.cores())
     numba.set_num_threads(ALL_THREADS)
-    program, executable = compiled(lambda x: x * 2.0 + 1.0,
-                                   np.ones(PARALLEL_THRESHOLD * 2, np.float32))
+    _, executable = compiled(lambda x: x * 2.0 + 1.0,
+                             np.ones(PARALLEL_THRESHOLD * 2, np.float32))
     assert executable._parallel, "this kernel no longer has a parallel loop"
     x = np.arange(PARALLEL_THRESHOLD * 2, dtype=np.float32)
-    np.testing.assert_array_equal(np.asarray(program(x)), x * 2 + 1)
+    np.testing.assert_array_equal(np.asarray(executable(x)[0]), x * 2 + 1)
     assert numba.get_num_threads() == 1
 
 
@@ -75,8 +77,9 @@ def test_an_idle_machine_gives_a_parallel_kernel_every_numba_thread(fresh_budget
     monkeypatch.setattr(thread_budget, "others_running", lambda: 0)
     numba.set_num_threads(1)
     thread_budget._numba_told.n = 1
-    program, _ = compiled(lambda x: x * 2.0 + 1.0, np.ones(PARALLEL_THRESHOLD * 2, np.float32))
-    program(np.ones(PARALLEL_THRESHOLD * 2, np.float32))
+    _, executable = compiled(lambda x: x * 2.0 + 1.0,
+                             np.ones(PARALLEL_THRESHOLD * 2, np.float32))
+    executable(np.ones(PARALLEL_THRESHOLD * 2, np.float32))
     assert numba.get_num_threads() == min(ALL_THREADS, thread_budget.cores())
 
 
@@ -84,9 +87,9 @@ def test_a_serial_kernel_leaves_numba_count_alone(fresh_budget, monkeypatch):
     monkeypatch.setattr(thread_budget, "others_running", lambda: thread_budget.cores())
     numba.set_num_threads(ALL_THREADS)
     thread_budget._numba_told.n = ALL_THREADS
-    program, executable = compiled(lambda x: x * 2.0 + 1.0, np.ones(8, np.float32))
+    _, executable = compiled(lambda x: x * 2.0 + 1.0, np.ones(8, np.float32))
     assert not executable._parallel
-    program(np.ones(8, np.float32))
+    executable(np.ones(8, np.float32))
     assert numba.get_num_threads() == ALL_THREADS
 
 
@@ -135,14 +138,14 @@ def test_results_are_the_same_bits_with_one_or_every_numba_thread(fresh_budget, 
     if ALL_THREADS < 2:
         pytest.skip("Numba runs one thread here")
     x = np.random.default_rng(0).standard_normal(PARALLEL_THRESHOLD * 8).astype(np.float32)
-    program, executable = compiled(f, x)
+    _, executable = compiled(f, x)
     assert executable._parallel
     results = []
     for busy in (True, False):
         monkeypatch.setattr(thread_budget, "others_running",
                             lambda busy=busy: thread_budget.cores() if busy else 0)
         thread_budget._forget_sample()
-        results.append(np.asarray(program(x)))
+        results.append(np.asarray(executable(x)[0]))
         assert numba.get_num_threads() == (1 if busy else min(ALL_THREADS,
                                                                thread_budget.cores()))
     np.testing.assert_array_equal(results[0], results[1])
