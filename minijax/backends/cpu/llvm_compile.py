@@ -46,11 +46,9 @@ import hashlib
 import logging
 import os
 import re
-import sys
 import tempfile
 import threading
 
-import llvmlite
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
@@ -291,11 +289,9 @@ def _cache_key(kernel, called=()) -> str:
     covers their source, Numba's and LLVM's versions and this CPU), and which
     helpers are called in the library rather than inlined."""
     from minijax.backends.cpu.llvm_helpers import library_key
-    host_machine()
     helpers = "\n".join(f.symbol for f in kernel.helpers)
     form = "called: " + " ".join(sorted(e.function.symbol for e in called))
-    text = "\n".join([kernel.ir, helpers, form, library_key(), llvmlite.__version__,
-                      sys.version, *_state["cpu"]])
+    text = "\n".join([kernel.ir, helpers, form, library_key()])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -360,7 +356,6 @@ class LlvmKernel:
         # a kernel with parallel loops calls Numba's thread pool: its symbols must
         # exist before the object file is linked into this process
         llvm_parallel.ensure_threads_for(kernel.ir)
-        self.parallel = llvm_parallel.has_parallel_loops(kernel.ir)
         body = _read_cached(_cache_path(kernel, ()))
         self.called = [] if body is not None else called_helpers(kernel)
         if self.called:
