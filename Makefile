@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo tour async-demo test test-llvm-check test-cuda-simulator test-cuda-gpu lab bench clean test-ch%
+.PHONY: demo tour async-demo test test-llvm-check test-cuda-simulator test-cuda-gpu lab bench clean test-ch% exercise-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,11 @@ test-cuda-gpu: $(VENV)/.installed-test
 test-ch%: $(VENV)/.installed-test
 	$(PY) -m pytest -m ch$*
 	if [ "$*" = "10" ]; then $(MAKE) test-cuda-simulator; fi
+
+# make exercise-ch04 runs the checks of chapter 04's exercises on your modules
+# (exercises/README.md); they fail until the exercises are done.
+exercise-ch%: $(VENV)/.installed-test
+	$(PY) -m pytest -q exercises/ch$*
 
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab notebooks/

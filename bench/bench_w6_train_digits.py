@@ -317,6 +317,10 @@ def profile_steps(model: str, top: int = 12, runs: int = 200) -> list:
     args = (trainer.params, trainer.velocity, *trainer.batches[0])
     executable = trainer.step.lower(*args).compile()._executable
     source, labels = _timed_source(executable.lowering.source, executable.lowering.fn_name)
+    from minijax.backends.cpu import compile as numba_compile
+    library = numba_compile._HELPER_LIBRARY.get("name")   # kernels compiled by our LLVM
+    if library:                                           # stage never imported it
+        numba_compile._import_source(numba_compile._HELPER_LIBRARY["source"], library)
     counter, cycles = _cycle_counter()
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "timed_kernel.py")
