@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import minijax.numpy as jnp
-from minijax import core
 from minijax.abstract_arrays import ShapedArray
 from minijax.primitives import abstract_eval_rules, impl_rules
 from _load import load
@@ -53,7 +52,7 @@ PROMOTIONS = [
 def test_sqdist_promotes_as_jax(make, expected):
     x, y = make()
     out = ex.sqdist(x, y)
-    assert str(core.typeof(out)) == expected
+    assert out.aval.str_short() == expected.lstrip("~") and out.aval.weak_type == expected.startswith("~")
     want = (np.asarray(x, np.float64) - np.asarray(y, np.float64)) ** 2
     np.testing.assert_allclose(np.asarray(out, np.float64), want, rtol=1e-3)
 
