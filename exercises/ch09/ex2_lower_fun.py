@@ -3,8 +3,7 @@
 Not every primitive needs a rule that writes kernel source. JAX lowers many as
 the jaxpr of a Python function written with other primitives
 (``mlir.lower_fun``); minijax's planner does the same
-(``minijax.backends.plan.passes.register_lower_fun``, section "a primitive
-lowered as the jaxpr of a function" in chapter 09's module list; chapter 13's
+(``minijax.backends.plan.passes.register_lower_fun``; chapter 13's
 ``random_gamma`` is lowered so): before it groups equations, the planner traces
 the function on the equation's operand types and inlines its jaxpr, whose
 equations then fuse like any others. No target needs a rule of its own.
