@@ -2,8 +2,9 @@
 
 ``make notebooks`` runs this script: every ``notebooks/NN_*.ipynb`` is executed
 top to bottom in a fresh Jupyter kernel (nbclient), with ``notebooks/`` as the
-working directory, ``MPLBACKEND=Agg`` and this repository first on the kernel's
-``PYTHONPATH`` (so the kernel imports this tree's ``minijax``), and written back
+working directory, matplotlib's inline backend (headless: figures become PNG
+outputs) and this repository first on the kernel's ``PYTHONPATH`` (so the
+kernel imports this tree's ``minijax``), and written back
 with its outputs, normalized so that two runs differ only where the outputs
 really differ:
 
@@ -57,9 +58,15 @@ def notebook_paths(names=()):
     return chosen
 
 
+# Matplotlib's inline backend: no window (it draws with Agg), and every figure a
+# cell shows (``plt.show()``, a Figure as the cell's value) becomes a PNG output.
+# Plain "Agg" would draw nothing into the notebook.
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
 def kernel_env():
-    """The kernel's environment: Agg plots, and this repository's minijax first."""
-    env = dict(os.environ, MPLBACKEND="Agg")
+    """The kernel's environment: inline plots, and this repository's minijax first."""
+    env = dict(os.environ, MPLBACKEND=INLINE_BACKEND)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     return env
 
