@@ -87,7 +87,7 @@ def _result(text):
 def test_normalize_text_masks_what_varies_from_run_to_run():
     text = ("<function f at 0x7f3a2c>  \n"
             "import minijax_kernel_9f2e01 as k; minijax_helpers_ab12\n"
-            "while tracing relu at /tmp/ipykernel_4140/3515603270.py:3\n\n")
+            "while tracing relu at /some/temp/ipykernel_4140/3515603270.py:3\n\n")
     assert run_notebooks.normalize_text(text) == (
         "<function f at 0x...>\n"
         "import minijax_kernel_... as k; minijax_helpers_...\n"

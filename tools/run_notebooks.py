@@ -122,7 +122,7 @@ def clear(nb):
 _VOLATILE = [
     (re.compile(r"0x[0-9a-fA-F]+"), "0x..."),                       # addresses
     (re.compile(r"minijax_(helpers|kernel)_[0-9a-f]+"), r"minijax_\1_..."),  # module names
-    # a function defined in a cell: "relu at /tmp/ipykernel_4140/3515603270.py:3"
+    # a function defined in a cell: "relu at /some/temp/ipykernel_4140/3515603270.py:3"
     (re.compile(r"\S*ipykernel_\d+[/\\]"), "<ipykernel>/"),
 ]
 
