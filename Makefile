@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo tour async-demo test test-llvm-check test-cuda-simulator test-cuda-gpu lab bench clean test-ch% exercise-ch%
+.PHONY: demo tour async-demo test test-llvm-check test-cuda-simulator test-cuda-gpu lab notebooks book bench clean test-ch% exercise-ch%
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 $(VENV)/.installed-notebooks: pyproject.toml | $(PY)
 	$(PY) -m pip install -e ".[test,cuda,dtypes,examples,notebooks]"
 	touch $@ $(VENV)/.installed-test $(VENV)/.installed-examples $(VENV)/.installed-base
+
+$(VENV)/.installed-book: pyproject.toml | $(PY)
+	$(PY) -m pip install -e ".[book]"
+	touch $@ $(VENV)/.installed-base
 
 $(VENV)/.installed-examples: pyproject.toml | $(PY)
 	$(PY) -m pip install -e ".[examples]"
@@ -67,6 +71,7 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest
 	$(MAKE) test-llvm-check
 	$(MAKE) test-cuda-simulator
+	$(MAKE) book
 
 # Chapter 09's own compiler against Numba: every kernel of these tests compiled by
 # both, and every call's outputs compared bit for bit (kernel_compiler's "check")
@@ -96,6 +101,18 @@ exercise-ch%: $(VENV)/.installed-test
 
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab notebooks/
+
+# Execute every chapter notebook top to bottom and write it back with its
+# outputs (normalized for stable diffs); NOTEBOOKS=04 or NOTEBOOKS="04 09" for some.
+# tests/test_notebooks.py checks the cells tagged "deterministic" against them.
+notebooks: $(VENV)/.installed-test
+	$(PY) tools/run_notebooks.py $(NOTEBOOKS)
+
+# The chapters as a static site with their committed outputs (nothing is
+# executed): build/book/_build/html/index.html. Table of contents from CHAPTERS.md.
+book: $(VENV)/.installed-book
+	$(PY) tools/book_toc.py
+	$(VENV)/bin/jupyter-book build . --config book/_config.yml --toc book/_toc.yml --path-output build/book
 
 bench: $(VENV)/.installed-base
 	$(PY) bench/run_all.py

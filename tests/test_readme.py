@@ -1,4 +1,6 @@
-"""The README's first example prints exactly the jaxpr it shows (and JAX prints)."""
+"""The README's examples: the first prints exactly the jaxpr it shows (and JAX
+prints), the kernel excerpt (a ```py block) is part of what ``lower().as_text()``
+really prints, and every ```python block runs."""
 import contextlib
 import io
 import pathlib
@@ -31,3 +33,14 @@ def test_readme_python_blocks_run():
         if lang == "python":
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(code, "README.md", "exec"), {})
+
+
+def test_readme_kernel_excerpt_is_what_lower_prints():
+    blocks = _blocks()
+    i = next(i for i, (lang, code) in enumerate(blocks) if "make_jaxpr" in code and lang == "python")
+    excerpt = next(code for lang, code in blocks[i + 1:] if lang == "py")
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(blocks[i][1], "README.md", "exec"), namespace)
+    text = namespace["jax"].jit(namespace["f"]).lower(namespace["x"]).as_text()
+    assert excerpt in text
