@@ -17,7 +17,7 @@ import numpy as np
 from minijax.jaxpr import (ClosedJaxpr, JaxprPpContext, JaxprPpSettings, Literal, _dropvars,
                            _pp_atom, pp_jaxpr)
 
-INPUT_COLOR, EQN_COLOR, OUTPUT_COLOR, HIGHLIGHT_COLOR = "#cfe0f3", "#fde3c8", "#d5ecd4", "#f6c1c1"
+INPUT_COLOR, EQN_COLOR, OUTPUT_COLOR, HIGHLIGHT_COLOR = "#cfe0f3", "#fff3d6", "#d5ecd4", "#ee9a9a"
 
 
 def _names(jaxpr) -> JaxprPpContext:
@@ -114,7 +114,8 @@ def draw_jaxpr(closed_jaxpr, ax=None, title=None, highlight=None, highlight_labe
         ax.annotate("", xy=(x1, y1), xytext=(x0, y0), zorder=1, arrowprops=dict(
             arrowstyle="-|>", color="0.45", lw=1.0, shrinkA=20, shrinkB=20,
             connectionstyle=f"arc3,rad={bend}"))
-        ax.text(x0 + 0.42 * (x1 - x0), y0 + 0.42 * (y1 - y0) - (0.12 if bend else 0), label,
+        at = 0.15 if bend else 0.42       # a bent edge: label it near its start, still on the curve
+        ax.text(x0 + at * (x1 - x0), y0 + at * (y1 - y0), label,
                 fontsize=7, color="0.25", ha="center", va="center", zorder=2,
                 bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.9))
     colors = {"input": INPUT_COLOR, "const": INPUT_COLOR, "eqn": EQN_COLOR, "output": OUTPUT_COLOR}
