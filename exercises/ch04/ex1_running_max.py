@@ -3,11 +3,13 @@
 ``running_max(x, axis=k)`` is the running maximum of ``x`` along its axis
 ``k``: NumPy's ``np.maximum.accumulate(x, axis=k)``. The primitive, its impl
 (NumPy) and its abstract-eval rule (the result has ``x``'s type) are written
-for you below, and eager calls work. But ``vmap`` of it fails::
+for you below, and eager calls work. But ``vmap`` of it needs a batching
+rule; without one, ``vmap`` fails with JAX's message::
 
     NotImplementedError: Batching rule for 'running_max' not implemented
 
-Your task: write :func:`running_max_batching_rule`. It is already registered
+Your task: write :func:`running_max_batching_rule` (until you do, it raises
+``NotImplementedError`` itself). It is already registered
 in the real table, ``minijax.interpreters.batching.batching_rules``, so once
 it works every ``vmap`` of ``running_max`` uses it. A batching rule is
 called as ``rule(batched_args, batch_dims, **params)``: here one batched

@@ -4,12 +4,14 @@
 (``np.cumsum(x, axis=k)``). It is *linear* in ``x``: the primitive below is
 created with ``linear_in=(0,)``, and chapter 02's ``deflinear`` gives it its
 JVP rule (the tangent's running sum). So ``jvp`` and ``linearize`` already
-work. But ``grad`` transposes the linear jaxpr, and fails::
+work. But ``grad`` transposes the linear jaxpr, and without a transpose rule
+it fails with JAX's message::
 
     NotImplementedError: Transpose rule (for reverse-mode differentiation) for
     'running_sum' not implemented
 
-Your task: write :func:`running_sum_transpose`, registered below with
+Your task: write :func:`running_sum_transpose` (until you do, it raises
+``NotImplementedError`` itself), registered below with
 ``deflinear2`` into the real table
 (``minijax.interpreters.transpose.transpose_rules``). It is called as
 ``rule(ct, x, *, axis)``: ``ct`` is the cotangent of the output (an array of
