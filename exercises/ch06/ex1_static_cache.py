@@ -10,7 +10,8 @@ and in *when it traces* (calls ``fun``):
 
 - the arguments at ``static_argnums`` (positions) are passed to ``fun`` as
   the Python values they are, untraced; they must be hashable, and their
-  *values* are part of the cache key: a new value traces again;
+  *values* are part of the cache key: a new value traces again. As in JAX,
+  ``2``, ``2.0`` and ``True`` are three values (Python says ``2 == 2.0``);
 - the other arguments are pytrees (chapter 03) of arrays and scalars; the
   key holds their tree structure and the abstract value of each leaf
   (``minijax.core.get_aval``: shape, dtype and weak type, so ``1.0`` and

@@ -48,6 +48,16 @@ def test_static_value_drives_python_control_flow():
     assert traces == [1, 3, 5]
 
 
+def test_static_values_of_different_types_differ():
+    traces = []
+    g = ex.cached_jit(lambda x, n: traces.append(n) or x * n, static_argnums=1)
+    counts = []
+    for n in (2, 2.0, True, 1, 2):
+        g(jnp.ones(3), n)
+        counts.append(len(traces))
+    assert counts == [1, 2, 3, 4, 4]   # from JAX 0.10.2: jax.jit with static_argnums=1
+
+
 def test_no_static_arguments_and_several_outputs():
     traces = []
 

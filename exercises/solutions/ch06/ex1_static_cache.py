@@ -10,7 +10,7 @@ def cached_jit(fun, static_argnums=()):
     cache = {}
 
     def wrapped(*args):
-        static = tuple((i, args[i]) for i in static_argnums)
+        static = tuple((i, type(args[i]), args[i]) for i in static_argnums)  # 1 and 1.0 differ
         dynamic = [a for i, a in enumerate(args) if i not in static_argnums]
         flat, in_tree = tree_util.tree_flatten(dynamic)
         in_avals = tuple(get_aval(x) for x in flat)
