@@ -63,13 +63,15 @@ def draw_executor_timeline(events, title: str | None = None, ax=None, skip=("hol
     names = sorted({e["name"] for e in events if e["lane"] in devices})
     colors = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
     ms = 1e3
+    span = max(e["end"] for e in events) - min(e["start"] for e in events)
 
     for e in events:                                          # host blocks
         if e["lane"] in hosts:
             ax.barh(y[e["lane"]], (e["end"] - e["start"]) * ms, left=e["start"] * ms,
                     height=0.5, color="0.75", edgecolor="0.4", linewidth=0.5)
-            ax.text((e["start"] + e["end"]) / 2 * ms, y[e["lane"]], e["name"], ha="center",
-                    va="center", fontsize=7, clip_on=True)
+            if e["end"] - e["start"] > 0.005 * len(e["name"]) * span:   # a label where it fits
+                ax.text((e["start"] + e["end"]) / 2 * ms, y[e["lane"]], e["name"],
+                        ha="center", va="center", fontsize=7, clip_on=True)
     for d in devices:
         steps = queue_depth(events, d)                        # the queue, as a step curve
         if steps:
