@@ -96,6 +96,9 @@ def draw_executor_timeline(events, title: str | None = None, ax=None, skip=("hol
     ax.set_ylim(-len(rows) + 0.4, 0.6)
     ax.set_xlabel("time since the trace began (ms)")
     handles = [Patch(color=colors[n], label=n) for n in names[:8]]
+    host_names = sorted({e["name"] for e in events if e["lane"] in hosts})
+    handles += [Patch(facecolor="0.75", edgecolor="0.4", label=f"{n} (host)")
+                for n in host_names[:3]]
     handles.append(Patch(facecolor="white", edgecolor="0.3", hatch="////", label="run inline"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
               frameon=False)
