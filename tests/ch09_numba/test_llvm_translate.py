@@ -282,7 +282,8 @@ def jit_f(a):
 
 
 def test_parallel_loops():
-    x = floats((300, 256))   # past the writer's threshold: prange loops
+    from minijax.backends.cpu.loops import ELEMENTWISE_PARALLEL_THRESHOLD
+    x = floats((ELEMENTWISE_PARALLEL_THRESHOLD // 256 + 44, 256))   # past the writer's threshold: prange
     lowering = minijax.jit(lambda a: jnp.tanh(a) * 2 + 1).lower(x)._lowering
     assert "prange(" in lowering.source
     check_same_bits(lambda a: (jnp.tanh(a) * 2 + 1, jnp.sum(a, axis=1)), x)
