@@ -167,6 +167,7 @@ MODULES = {
     "minijax.backends.cpu.llvm_helpers": 9,
     "minijax.backends.cpu.llvm_parallel": 9,
     "minijax.backends.cpu.llvm_compile": 9,
+    "minijax.backends.cpu.small_gemm": 9,
     "minijax.backends.cpu.kernel_compiler": 9,
     "minijax.backends.cpu.llvm_translate_types": 9,
     "minijax.backends.cpu.llvm_translate_ops": 9,

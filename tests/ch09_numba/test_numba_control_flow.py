@@ -274,7 +274,7 @@ def test_a_body_that_cannot_be_lowered_falls_back(monkeypatch, lowering):
 def test_prange_for_large_kernels_only():
     """The big elementwise nest and the big full sum run on threads (the sum in
     64 fixed chunks, folded in order); the small nest does not."""
-    n = loops.PARALLEL_THRESHOLD // 256
+    n = loops.ELEMENTWISE_PARALLEL_THRESHOLD // 256
     big = rng.standard_normal((n, 256)).astype(np.float32)
 
     def f(x):

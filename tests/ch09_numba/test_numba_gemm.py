@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import minijax.numpy as jnp
+from minijax.backends.cpu.loops import ELEMENTWISE_PARALLEL_THRESHOLD
 from minijax import lax
 from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
@@ -103,5 +104,5 @@ def test_a_transposing_copy_goes_tile_by_tile(shape, perm):
     j = perm.index(len(perm) - 1)
     tiled = j != len(perm) - 1 and min(shape[perm[j]], shape[perm[-1]]) >= TRANSPOSE_TILE
     assert (f"* {TRANSPOSE_TILE} + {TRANSPOSE_TILE}" in src) == tiled
-    assert bool(re.search(r"_t\d in prange\(", src)) == (tiled and x.size >= 2 ** 16)
+    assert bool(re.search(r"_t\d in prange\(", src)) == (tiled and x.size >= ELEMENTWISE_PARALLEL_THRESHOLD)
     np.testing.assert_array_equal(np.asarray(jitted(x)), np.transpose(x, perm))

@@ -1,7 +1,7 @@
 """How big loop nests are launched in parallel, and products of batched,
 transposed operands (``backends/cpu/writer.py``).
 
-A fused loop nest of at least ``PARALLEL_THRESHOLD`` elements is a ``prange``
+A fused loop nest of at least ``ELEMENTWISE_PARALLEL_THRESHOLD`` elements is a ``prange``
 loop; the kernel is compiled with Numba's parallel rewrites restricted to
 ``prange`` (the others cost compile time and gain nothing here). Results are
 checked against NumPy.
@@ -17,7 +17,7 @@ from minijax.backends.cpu import helpers, loops
 from tests.ch09_numba.conftest import kernel_source, cpu_jit, is_fallback
 
 rng = np.random.default_rng(7)
-ROWS = loops.PARALLEL_THRESHOLD // 256 + 44           # 300 rows of 256: a big nest
+ROWS = loops.ELEMENTWISE_PARALLEL_THRESHOLD // 256 + 44           # 300 rows of 256: a big nest
 BIG = rng.standard_normal((ROWS, 256)).astype(np.float32)
 SQUARE = (rng.standard_normal((300, 300)) / 10).astype(np.float32)  # 90000 >= 2**16
 
@@ -78,10 +78,12 @@ def test_a_big_loop_nest_inside_fori_loop():
 
 
 def test_a_big_nest_still_reuses_the_buffer_of_a_matmul():
-    jitted, src = compiled(lambda x: jnp.dot(x, x) + 3.0, SQUARE)
-    assert "reuses the buffer" in src and "prange(300)" in src
-    x = SQUARE.astype(np.float64)
-    np.testing.assert_allclose(np.asarray(jitted(SQUARE)), x @ x + 3, rtol=1e-5, atol=1e-5)
+    side = int(np.sqrt(loops.ELEMENTWISE_PARALLEL_THRESHOLD)) + 8
+    square = rng.standard_normal((side, side)).astype(np.float32)
+    jitted, src = compiled(lambda x: jnp.dot(x, x) + 3.0, square)
+    assert "reuses the buffer" in src and f"prange({side})" in src
+    x = square.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(jitted(square)), x @ x + 3, rtol=1e-4, atol=1e-3)
 
 
 # --- batched products: transposed operands are copied by element loops ------------------

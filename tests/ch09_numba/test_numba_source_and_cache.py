@@ -67,7 +67,7 @@ def test_a_second_process_loads_our_object_file_from_the_disk_cache(tmp_path):
     first = _run(cache, "llvm")
     assert first[0] == "False"
     objects = os.listdir(os.path.join(cache, "llvm_objects"))
-    assert len([f for f in objects if f.endswith(".o")]) == 1
+    assert len([f for f in objects if f.endswith(".o") and not f.startswith("small_gemm_")]) == 1
     second = _run(cache, "llvm")
     assert second == ["True", first[1]]
     np.testing.assert_allclose(float(second[1]), np.exp(np.cos(1.0) * 3) + 0.5, rtol=1e-6)

@@ -23,7 +23,7 @@ import pytest
 import minijax
 import minijax.numpy as jnp
 from minijax.backends.cpu import backend, thread_budget
-from minijax.backends.cpu.loops import PARALLEL_THRESHOLD
+from minijax.backends.cpu.loops import ELEMENTWISE_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD
 
 from tests.ch09_numba.conftest import cpu_jit
 
@@ -66,9 +66,9 @@ def test_a_busy_machine_leaves_a_parallel_kernel_one_numba_thread(fresh_budget, 
     monkeypatch.setattr(thread_budget, "others_running", lambda: thread_budget.cores())
     numba.set_num_threads(ALL_THREADS)
     _, executable = compiled(lambda x: x * 2.0 + 1.0,
-                             np.ones(PARALLEL_THRESHOLD * 2, np.float32))
+                             np.ones(ELEMENTWISE_PARALLEL_THRESHOLD * 2, np.float32))
     assert executable._parallel, "this kernel no longer has a parallel loop"
-    x = np.arange(PARALLEL_THRESHOLD * 2, dtype=np.float32)
+    x = np.arange(ELEMENTWISE_PARALLEL_THRESHOLD * 2, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(executable(x)[0]), x * 2 + 1)
     assert numba.get_num_threads() == 1
 
@@ -78,8 +78,8 @@ def test_an_idle_machine_gives_a_parallel_kernel_every_numba_thread(fresh_budget
     numba.set_num_threads(1)
     thread_budget._numba_told.n = 1
     _, executable = compiled(lambda x: x * 2.0 + 1.0,
-                             np.ones(PARALLEL_THRESHOLD * 2, np.float32))
-    executable(np.ones(PARALLEL_THRESHOLD * 2, np.float32))
+                             np.ones(ELEMENTWISE_PARALLEL_THRESHOLD * 2, np.float32))
+    executable(np.ones(ELEMENTWISE_PARALLEL_THRESHOLD * 2, np.float32))
     assert numba.get_num_threads() == min(ALL_THREADS, thread_budget.cores())
 
 

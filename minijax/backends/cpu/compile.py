@@ -46,6 +46,7 @@ import numba  # noqa: E402  (after the OpenMP setting above; see _start_numba)
 from numba import from_dtype, types  # noqa: E402
 
 from minijax.backends.cpu.helpers import helper_library_source, use_helper_library  # noqa: E402
+from minijax.backends.cpu import small_gemm  # noqa: E402
 from minijax.backends.cpu.llvm_passes import HELPER_MODULE_PREFIX, one_optimization  # noqa: E402
 from minijax.backends.cpu.syntax import is_half, is_threefry_key  # noqa: E402
 from minijax.config import optional_string_state  # noqa: E402
@@ -161,6 +162,7 @@ def load_module(source: str):
     name and the wrong contents is corrupt: it is rewritten. A kernel that
     imports the shared helper module gets that module loaded first.
     """
+    small_gemm.install()  # the matrix product the helpers call, before any module loads
     library = _HELPER_LIBRARY.get("name")
     if library and f"from {library} import" in source:
         _import_source(_HELPER_LIBRARY["source"], library)

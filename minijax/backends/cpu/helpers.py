@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minijax.backends.cpu import blas_threads
+from minijax.backends.cpu import blas_threads, small_gemm
 
 __all__ = ["Helper", "HELPERS", "register", "request", "with_callees", "gemm_helper",
            "reduce_precision_helper", "sort_helper", "helper_library_source",
@@ -491,9 +491,10 @@ def _host_call(key, argv):
 _GEMM_PRELUDE = f'''
 from numba.core import types as _types
 
-#: BLAS's gemm through Numba's own C helper, which finds SciPy's BLAS at run time
-#: (by name: a kernel calling it can be cached on disk). Its pointers are void*.
-_xxgemm = _types.ExternalFunction("numba_xxgemm", _types.intc(
+#: BLAS's gemm call, answered by our own float32 product (:mod:`.small_gemm`), which
+#: passes what it does not handle on to Numba's C helper ``numba_xxgemm`` (SciPy's
+#: BLAS); by name, so a kernel calling it can be cached on disk. Pointers are void*.
+_xxgemm = _types.ExternalFunction("{small_gemm.SYMBOL}", _types.intc(
     _types.char, _types.char, _types.char, _types.intp, _types.intp, _types.intp,
     _types.voidptr, _types.voidptr, _types.intp, _types.voidptr, _types.intp,
     _types.voidptr, _types.voidptr, _types.intp))

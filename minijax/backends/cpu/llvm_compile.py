@@ -104,7 +104,10 @@ def _engine():
             machine = host_machine()
             _register_python_symbols()
             empty = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"')
-            _state["engine"] = llvm.create_mcjit_compiler(empty, machine)
+            engine = llvm.create_mcjit_compiler(empty, machine)
+            from minijax.backends.cpu import small_gemm
+            small_gemm.install(engine)  # the matrix product kernels call, before any kernel
+            _state["engine"] = engine
         return _state["engine"]
 
 

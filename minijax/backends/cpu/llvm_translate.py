@@ -1250,7 +1250,8 @@ class _Translator:
         i8, i32 = ir.IntType(8), ir.IntType(32)
         fnty = ir.FunctionType(i32, [i8, i8, i8, _I64, _I64, _I64, _I8P, _I8P, _I64, _I8P, _I64,
                                      _I8P, _I8P, _I64])
-        fn = self._declare("numba_xxgemm", fnty)
+        from minijax.backends.cpu.small_gemm import SYMBOL as GEMM
+        fn = self._declare(GEMM, fnty)
 
         def ptr(x):
             return builder.bitcast(x, _I8P)

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PARALLEL_THRESHOLD", "TRANSPOSE_TILE", "copy_loops", "permuted_copy",
+__all__ = ["PARALLEL_THRESHOLD", "ELEMENTWISE_PARALLEL_THRESHOLD", "TRANSPOSE_TILE", "copy_loops", "permuted_copy",
            "open_loops", "opened", "close_loops", "index"]
 
-#: Fused loop nests (and big copies) with at least this many elements run their
-#: outer loop in parallel (``prange``).
+#: Reductions over at least this many elements run in chunks, in parallel
+#: (``prange``); the chunks are fixed by the shape, so are the bits.
 PARALLEL_THRESHOLD = 2 ** 16
+#: Fused elementwise loop nests (and big copies) with at least this many
+#: elements run their outer loop in parallel. Higher than for reductions: a
+#: parallel loop wakes Numba's sleeping threads, 20-40 us on the project's
+#: 2-core machine, while an elementwise nest does little per element (the
+#: digits MLP's momentum update of a 256x256 weight, 65,536 elements: 3.8 us
+#: for half of it on one thread, 30-46 us as a parallel loop).
+ELEMENTWISE_PARALLEL_THRESHOLD = 2 ** 18
 
 
 def copy_loops(w, prefix: str, shape, dst, src) -> None:
@@ -52,7 +59,7 @@ def permuted_copy(w, name: str, x: str, shape, dtype: str, perm, comment=None) -
         copy_loops(w, f"{name}_i", shape, lambda i: f"{name}[{', '.join(i)}]", src)
         return
     idx = [f"{name}_i{d}" for d in range(rank)]
-    parallel = int(np.prod(shape, dtype=np.int64)) >= PARALLEL_THRESHOLD
+    parallel = int(np.prod(shape, dtype=np.int64)) >= ELEMENTWISE_PARALLEL_THRESHOLD
     loops = [f"for {idx[d]} in range({shape[d]}):" for d in range(rank) if d not in (j, last)]
     t = TRANSPOSE_TILE  # (prange takes no step: the tile loops count tiles)
     loops += [f"for {name}_t{d} in range({-(-shape[d] // t)}):" for d in (j, last)]

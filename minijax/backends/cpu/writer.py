@@ -18,8 +18,8 @@ so loop bodies are fused too) whose steps are written inside a native ``if``,
 ``while`` or ``for`` of the same function. The printer gives every variable,
 nested ones included, a distinct name, so the code reads like the jaxpr.
 
-A fused loop nest of at least :data:`PARALLEL_THRESHOLD` elements (with no
-reduction) runs its outer loop with ``prange``: the kernel is then compiled
+A fused loop nest of at least :data:`.ELEMENTWISE_PARALLEL_THRESHOLD` elements
+(with no reduction) runs its outer loop with ``prange``: the kernel is then compiled
 with ``parallel`` on (for ``prange`` only, see :data:`_PARALLEL_DECORATOR`) and
 Numba spreads that loop over threads. Smaller kernels stay serial: a parallel
 compile is two to three times slower. Numba outlines the body of a ``prange``
@@ -39,7 +39,8 @@ import numpy as np
 from minijax.backends import plan as kernel_plan
 from minijax.backends.cpu.helpers import (DECORATOR, decorated, shared_helpers,
                                           request, with_preludes)
-from minijax.backends.cpu.loops import PARALLEL_THRESHOLD, open_loops, opened
+from minijax.backends.cpu.loops import (ELEMENTWISE_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD, open_loops,
+                                        opened)
 from minijax.backends.cpu.rules import LOWERINGS, ScalarContext, reduction_identity
 from minijax.backends.cpu.syntax import (cast, data_shape, half_helpers, is_half, kind, literal,
                                          np_dtype)
@@ -212,7 +213,7 @@ class KernelWriter:
         if reduce:
             reduce.init()
         size = int(np.prod(shape, dtype=np.int64))
-        parallel = rank and reduce is None and size >= PARALLEL_THRESHOLD
+        parallel = rank and reduce is None and size >= ELEMENTWISE_PARALLEL_THRESHOLD
         self.parallel |= bool(parallel)
         local: dict = {}  # value -> its scalar name in the loop body
 
