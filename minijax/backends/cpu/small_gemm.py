@@ -54,7 +54,7 @@ SYMBOL = "minijax_xxgemm"
 MAX_K = 2048
 #: ... and so do products of more multiply-adds than this (BLAS blocks for
 #: the caches; a kernel already cuts a big product into blocks of columns).
-MAX_WORK = 1 << 27
+MAX_WORK = 1 << 26
 
 _F32 = ir.FloatType()
 _I1, _I8, _I32, _I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
