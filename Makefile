@@ -112,7 +112,7 @@ notebooks: $(VENV)/.installed-test
 # executed): build/book/_build/html/index.html. Table of contents from CHAPTERS.md.
 book: $(VENV)/.installed-book
 	$(PY) tools/book_toc.py
-	$(VENV)/bin/jupyter-book build . --config book/_config.yml --toc book/_toc.yml --path-output build/book
+	$(VENV)/bin/jupyter-book build -W . --config book/_config.yml --toc book/_toc.yml --path-output build/book
 
 bench: $(VENV)/.installed-base
 	$(PY) bench/run_all.py
