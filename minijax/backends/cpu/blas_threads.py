@@ -1,5 +1,10 @@
 """Chapter 09 — one BLAS thread inside a parallel loop.
 
+(Most float32 products no longer reach OpenBLAS: :mod:`.small_gemm`, our own
+product, computes them on the calling thread, and passes only the biggest on
+to BLAS. What follows is about those, and about the blocks of columns a big
+product is cut into, which both share.)
+
 OpenBLAS runs a matrix product on a pool of threads of its own. Called from
 a kernel's ``prange`` loop, where Numba's OpenMP threads already occupy every
 core, each call would wake that pool too: more threads than cores, spinning

@@ -42,9 +42,10 @@ translated to the operations Numba emits for it:
   through the C-ABI functions :mod:`.llvm_helpers` compiles (Numba compiled
   them once per machine); a helper that is not a scalar function (it
   returns a tuple: ``_threefry2x32``) is translated from its source into
-  the kernel, as Numba inlines it; the BLAS products (``_sgemm_nt`` ...)
-  call ``numba_xxgemm`` with the arguments the helper passes, so the bits
-  are BLAS's own;
+  the kernel, as Numba inlines it; the products (``_sgemm_nt`` ...) call
+  :data:`.small_gemm.SYMBOL` (our own product, with ``numba_xxgemm``'s
+  signature) with the arguments the helper passes, so the bits are those of
+  the kernel Numba compiles;
 - the module carries this machine's triple and data layout, as Numba's do:
   LLVM reads from them what the C library's math functions may do (on
   Linux ``sqrtf`` sets ``errno``, so a negative argument stays a call).
@@ -1225,9 +1226,10 @@ class _Translator:
         return nested_helper(outer, _dotted(middle.func), _dotted(inner.func))
 
     def _gemm(self, name: str, arrays: list[Array]):
-        """``_sgemm_<ta><tb>[_acc][_1t](a, b, out)``: the helper's one call of
-        ``numba_xxgemm`` (Numba's BLAS entry point), with its arguments: BLAS reads the
-        C-order matrices as their transposes, so it is asked for out.T = op(b).T @ op(a).T."""
+        """``_sgemm_<ta><tb>[_acc][_1t](a, b, out)``: the helper's one call of the
+        product (:mod:`.small_gemm`, which takes BLAS's column-major arguments), with its
+        arguments: the C-order matrices read as their transposes, it is asked for
+        out.T = op(b).T @ op(a).T."""
         flags, acc, one_thread = _GEMM.match(name).groups()
         trans_a, trans_b = flags[0] == "t", flags[1] == "t"
         a, b_, out = arrays
