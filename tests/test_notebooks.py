@@ -96,6 +96,27 @@ def test_normalize_text_masks_what_varies_from_run_to_run():
     assert run_notebooks.normalize_text("Array([1., 2.], dtype=float32)") == "Array([1., 2.], dtype=float32)"
 
 
+def test_committed_outputs_carry_no_machine_paths():
+    """The repository's own files relative, the cell's temporary file named
+    ``<ipykernel>``, in every text field of every output that is written back."""
+    nbformat = pytest.importorskip("nbformat")
+    root = str(run_notebooks.ROOT)
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stderr",
+                               text=f'  File "{root}/minijax/callback.py", line 3\n'),
+        nbformat.v4.new_output("error", ename="TypeError", evalue="at /tmp/ipykernel_7/12.py:3",
+                               traceback=[f"{root}/minijax/jit.py", "plain"]),
+        nbformat.v4.new_output("execute_result", data={"text/plain": f"'{root}/notebooks'"}),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    out = run_notebooks.normalize(nb).cells[0].outputs
+    assert out[0]["text"] == '  File "minijax/callback.py", line 3\n'
+    assert out[1]["evalue"] == "at <ipykernel>/12.py:3"
+    assert out[1]["traceback"] == ["minijax/jit.py", "plain"]
+    assert out[2]["data"]["text/plain"] == "'notebooks'"
+
+
 def test_cell_text_joins_each_stream_and_keeps_results_in_order():
     pytest.importorskip("nbformat")
     cell = _cell("f()", [_stdout("a\n"), {"output_type": "stream", "name": "stderr", "text": "w\n"},

@@ -87,7 +87,8 @@ def execute(nb, cwd=NOTEBOOK_DIR, timeout=CELL_TIMEOUT):
 
 
 def normalize(nb):
-    """Strip what changes from run to run without being output; return ``nb``."""
+    """Strip what changes from run to run without being output, and this
+    machine's paths from the outputs (:func:`scrub_paths`); return ``nb``."""
     nb.metadata.pop("widgets", None)
     nb.metadata.get("language_info", {}).pop("version", None)
     count = 0
@@ -103,6 +104,7 @@ def normalize(nb):
                     out.execution_count = count
                 out.get("metadata", {}).pop("application/vnd.jupyter.widget-view+json", None)
                 out.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
+                _scrub_output(out)
     return nb
 
 
@@ -119,12 +121,47 @@ def clear(nb):
 
 # --- the text a deterministic cell must keep ------------------------------------------
 
+#: Paths of the machine that ran the notebook, as a reader's copy shows them:
+#: the repository's files relative to it, the home folder as ``~``, and a
+#: function defined in a cell ("relu at /some/temp/ipykernel_4140/35152.py:3")
+#: in ``<ipykernel>/``. Committed outputs carry no machine's paths.
+_PATHS = [
+    (re.compile(re.escape(str(ROOT)) + r"[/\\]"), ""),
+    *([(re.compile(re.escape(os.path.expanduser("~")) + r"(?=[/\\])"), "~")]
+      if os.path.expanduser("~") not in ("", "/", "~") else []),
+    (re.compile(r"\S*ipykernel_\d+[/\\]"), "<ipykernel>/"),
+]
+
 _VOLATILE = [
     (re.compile(r"0x[0-9a-fA-F]+"), "0x..."),                       # addresses
     (re.compile(r"minijax_(helpers|kernel)_[0-9a-f]+"), r"minijax_\1_..."),  # module names
-    # a function defined in a cell: "relu at /some/temp/ipykernel_4140/3515603270.py:3"
-    (re.compile(r"\S*ipykernel_\d+[/\\]"), "<ipykernel>/"),
+    *_PATHS,
 ]
+
+
+def scrub_paths(text):
+    """``text`` without this machine's paths (see :data:`_PATHS`)."""
+    for pattern, repl in _PATHS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _scrub_output(out):
+    """An output's text fields, list or string, with :func:`scrub_paths` applied."""
+    def scrub(value):
+        if isinstance(value, list):
+            return [scrub_paths(v) if isinstance(v, str) else v for v in value]
+        return scrub_paths(value) if isinstance(value, str) else value
+    if "text" in out:
+        out["text"] = scrub(out["text"])
+    for key in ("evalue",):
+        if key in out:
+            out[key] = scrub(out[key])
+    if "traceback" in out:
+        out["traceback"] = scrub(out["traceback"])
+    for mime, value in out.get("data", {}).items():
+        if mime.startswith("text/"):
+            out["data"][mime] = scrub(value)
 
 
 def normalize_text(text):
