@@ -69,7 +69,8 @@ _state: dict = {}
 
 def handles(kind: int, alpha: float, beta: float, m: int, n: int, k: int) -> bool:
     """Does our product compute this sgemm call (else BLAS does)? Decided by the
-    arguments alone, never by the machine's state, so the bits never depend on it."""
+    arguments alone, never by the machine's state, so the bits never depend on it.
+    (The test the entry makes in IR, :meth:`_Gemm._entry`, written here in Python.)"""
     return (kind == ord("s") and alpha == 1.0 and beta in (0.0, 1.0)
             and k <= MAX_K and m * n * k <= MAX_WORK)
 
@@ -84,7 +85,8 @@ def tile_shape(width: int) -> tuple[int, int]:
 # The IR
 # =============================================================================
 class _Gemm:
-    """Builds the module: one tile function per row count, and the driver."""
+    """Builds the module: one tile function per row count and vector count, the
+    row-major driver, and the BLAS-signature entry."""
 
     def __init__(self, width: int):
         self.width = width
